@@ -1,0 +1,258 @@
+/**
+ * Every setting of the product, parsed once from the environment with zod.
+ * This is the only module that reads `process.env`; everything else receives a typed `Config`.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { parseDuration } from './duration.ts';
+import { AppError } from './errors.ts';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const duration = z.string().transform((value, ctx) => {
+  const ms = parseDuration(value);
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration like 30s, 15m, 72h or 14d` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const positiveInt = z.coerce.number().int().positive();
+const port = z.coerce.number().int().min(1).max(65535);
+const emailAddress = z.string().trim().toLowerCase().pipe(z.email());
+const optionalSecret = z.string().min(1).optional();
+const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+
+const envSchema = z.object({
+  // storage
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+    .optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').default('redis://127.0.0.1:6379'),
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('support-agent'),
+
+  // the mailbox the agent serves
+  SUPPORT_ADDRESS: emailAddress.default('support@example.com'),
+  SUPPORT_NAME: z.string().default('Support'),
+
+  // IMAP (the poller and the Drafts folder)
+  IMAP_HOST: z.string().optional(),
+  IMAP_PORT: port.default(993),
+  IMAP_SECURE: booleanFlag.default(true),
+  IMAP_TLS_REJECT_UNAUTHORIZED: booleanFlag.default(true),
+  IMAP_USER: z.string().optional(),
+  IMAP_PASSWORD: optionalSecret,
+  IMAP_FOLDERS: commaList.default(['INBOX']),
+  IMAP_POLL_INTERVAL: duration.default(60_000),
+  IMAP_PROCESSED_ACTION: z.enum(['none', 'flag', 'move']).default('none'),
+  IMAP_PROCESSED_FOLDER: z.string().default('Processed'),
+
+  // SMTP (REPLY_MODE=send)
+  SMTP_HOST: z.string().optional(),
+  SMTP_PORT: port.default(587),
+  SMTP_SECURE: booleanFlag.default(false),
+  SMTP_TLS_REJECT_UNAUTHORIZED: booleanFlag.default(true),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: optionalSecret,
+  REPLY_MODE: z.enum(['draft', 'send']).default('draft'),
+
+  // LLM
+  LLM_PROVIDER: z.enum(['auto', 'openai', 'offline']).default('auto'),
+  OPENAI_API_KEY: optionalSecret,
+  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_MODEL: z.string().default('gpt-4o-mini'),
+  OPENAI_TIMEOUT: duration.default(60_000),
+  OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+
+  // memory
+  PROMPT_TOKEN_BUDGET: positiveInt.default(3000),
+  SUMMARY_TOKEN_CAP: positiveInt.default(250),
+  MESSAGE_TOKEN_CAP: positiveInt.default(1200),
+  QUIET_AFTER: duration.default(72 * 3_600_000),
+  THREAD_SUBJECT_WINDOW: duration.default(14 * 86_400_000),
+  PROMOTION_POLICY_FILE: z.string().default('config/promotion-policy.json'),
+  MAX_PROFILE_FACTS: positiveInt.default(40),
+
+  // entity resolution
+  ENTITY_KEY: z.enum(['address', 'domain']).default('address'),
+  FOLD_PLUS_ADDRESSES: booleanFlag.default(false),
+  FREE_MAIL_DOMAINS: commaList.default([]),
+
+  // trust and safety
+  TRUSTED_AUTHSERV_ID: z.string().trim().toLowerCase().optional(),
+  MESSAGE_ID_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  REPLY_LIMIT_PER_HOUR: positiveInt.default(5),
+  REPLY_LIMIT_PER_DAY: positiveInt.default(20),
+
+  // workers
+  WORKER_CONCURRENCY: positiveInt.default(4),
+  RECONCILE_INTERVAL: duration.default(60_000),
+
+  // console
+  CONSOLE_HOST: z.string().default('127.0.0.1'),
+  CONSOLE_PORT: port.default(3000),
+  CONSOLE_PASSWORD: optionalSecret,
+
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+type Env = z.infer<typeof envSchema>;
+
+/** The product's validated settings, grouped by concern. */
+export interface Config {
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string;
+  queuePrefix: string;
+  supportAddress: string;
+  supportName: string;
+  imap: {
+    host: string | undefined;
+    port: number;
+    secure: boolean;
+    rejectUnauthorized: boolean;
+    user: string | undefined;
+    password: string | undefined;
+    folders: string[];
+    pollIntervalMs: number;
+    processedAction: 'none' | 'flag' | 'move';
+    processedFolder: string;
+  };
+  smtp: {
+    host: string | undefined;
+    port: number;
+    secure: boolean;
+    rejectUnauthorized: boolean;
+    user: string | undefined;
+    password: string | undefined;
+  };
+  replyMode: 'draft' | 'send';
+  llm: {
+    provider: 'openai' | 'offline';
+    apiKey: string | undefined;
+    baseUrl: string | undefined;
+    model: string;
+    timeoutMs: number;
+    maxRetries: number;
+  };
+  memory: {
+    promptTokenBudget: number;
+    summaryTokenCap: number;
+    messageTokenCap: number;
+    quietAfterMs: number;
+    subjectWindowMs: number;
+    policyFile: string;
+    maxProfileFacts: number;
+  };
+  entity: {
+    key: 'address' | 'domain';
+    foldPlusAddresses: boolean;
+    extraFreeMailDomains: string[];
+  };
+  trust: {
+    authservId: string | undefined;
+    messageIdSecret: string | undefined;
+    replyLimitPerHour: number;
+    replyLimitPerDay: number;
+  };
+  worker: { concurrency: number; reconcileIntervalMs: number };
+  console: { host: string; port: number; password: string | undefined };
+  logLevel: Env['LOG_LEVEL'];
+}
+
+/**
+ * Parses the environment. Throws `AppError('CONFIG_INVALID')` naming every bad variable
+ * (never echoing its value, which may be a secret).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.keys(envSchema.shape)
+      .filter((key) => env[key] !== undefined && env[key] !== '')
+      .map((key) => [key, env[key]]),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`);
+    throw new AppError('CONFIG_INVALID', `Invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  if (e.LLM_PROVIDER === 'openai' && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      'Invalid configuration: LLM_PROVIDER: openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)',
+    );
+  }
+  if (e.REPLY_MODE === 'send' && !e.SMTP_HOST) {
+    throw new AppError('CONFIG_INVALID', 'Invalid configuration: SMTP_HOST: required when REPLY_MODE=send');
+  }
+  const llmProvider =
+    e.LLM_PROVIDER === 'auto' ? (e.OPENAI_API_KEY ? 'openai' : 'offline') : e.LLM_PROVIDER;
+  return {
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    queuePrefix: e.QUEUE_PREFIX,
+    supportAddress: e.SUPPORT_ADDRESS,
+    supportName: e.SUPPORT_NAME,
+    imap: {
+      host: e.IMAP_HOST,
+      port: e.IMAP_PORT,
+      secure: e.IMAP_SECURE,
+      rejectUnauthorized: e.IMAP_TLS_REJECT_UNAUTHORIZED,
+      user: e.IMAP_USER,
+      password: e.IMAP_PASSWORD,
+      folders: e.IMAP_FOLDERS,
+      pollIntervalMs: e.IMAP_POLL_INTERVAL,
+      processedAction: e.IMAP_PROCESSED_ACTION,
+      processedFolder: e.IMAP_PROCESSED_FOLDER,
+    },
+    smtp: {
+      host: e.SMTP_HOST,
+      port: e.SMTP_PORT,
+      secure: e.SMTP_SECURE,
+      rejectUnauthorized: e.SMTP_TLS_REJECT_UNAUTHORIZED,
+      user: e.SMTP_USER,
+      password: e.SMTP_PASSWORD,
+    },
+    replyMode: e.REPLY_MODE,
+    llm: {
+      provider: llmProvider,
+      apiKey: e.OPENAI_API_KEY,
+      baseUrl: e.OPENAI_BASE_URL,
+      model: e.OPENAI_MODEL,
+      timeoutMs: e.OPENAI_TIMEOUT,
+      maxRetries: e.OPENAI_MAX_RETRIES,
+    },
+    memory: {
+      promptTokenBudget: e.PROMPT_TOKEN_BUDGET,
+      summaryTokenCap: e.SUMMARY_TOKEN_CAP,
+      messageTokenCap: e.MESSAGE_TOKEN_CAP,
+      quietAfterMs: e.QUIET_AFTER,
+      subjectWindowMs: e.THREAD_SUBJECT_WINDOW,
+      policyFile: path.resolve(e.PROMOTION_POLICY_FILE),
+      maxProfileFacts: e.MAX_PROFILE_FACTS,
+    },
+    entity: {
+      key: e.ENTITY_KEY,
+      foldPlusAddresses: e.FOLD_PLUS_ADDRESSES,
+      extraFreeMailDomains: e.FREE_MAIL_DOMAINS.map((d) => d.toLowerCase()),
+    },
+    trust: {
+      authservId: e.TRUSTED_AUTHSERV_ID,
+      messageIdSecret: e.MESSAGE_ID_SECRET,
+      replyLimitPerHour: e.REPLY_LIMIT_PER_HOUR,
+      replyLimitPerDay: e.REPLY_LIMIT_PER_DAY,
+    },
+    worker: { concurrency: e.WORKER_CONCURRENCY, reconcileIntervalMs: e.RECONCILE_INTERVAL },
+    console: { host: e.CONSOLE_HOST, port: e.CONSOLE_PORT, password: e.CONSOLE_PASSWORD },
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** Names of every variable the product reads, for `.env.example` checks and docs. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);

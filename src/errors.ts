@@ -1,0 +1,56 @@
+/**
+ * The one error catalog. Every error the product raises on purpose carries a `code` from here,
+ * and whether retrying can help is decided in this file, not at each call site.
+ */
+export const ERROR_CODES = {
+  CONFIG_INVALID: { retryable: false, exitCode: 2 },
+  USAGE: { retryable: false, exitCode: 2 },
+  NOT_FOUND: { retryable: false, exitCode: 1 },
+  INPUT_INVALID: { retryable: false, exitCode: 1 },
+  DB_UNAVAILABLE: { retryable: true, exitCode: 1 },
+  DB_LOCKED: { retryable: false, exitCode: 1 },
+  MIGRATION_FAILED: { retryable: false, exitCode: 1 },
+  QUEUE_PAYLOAD_INVALID: { retryable: false, exitCode: 1 },
+  LLM_UNAVAILABLE: { retryable: true, exitCode: 1 },
+  LLM_OUTPUT_INVALID: { retryable: false, exitCode: 1 },
+  IMAP_FAILED: { retryable: true, exitCode: 1 },
+  SMTP_FAILED: { retryable: true, exitCode: 1 },
+  SMTP_REJECTED: { retryable: false, exitCode: 1 },
+  POLICY_INVALID: { retryable: false, exitCode: 2 },
+  CONFLICT: { retryable: true, exitCode: 1 },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  /** Protocol or library detail (server response, command) that helps the caller decide. */
+  readonly detail: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { detail?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.detail = options.detail;
+  }
+
+  get retryable(): boolean {
+    return ERROR_CODES[this.code].retryable;
+  }
+}
+
+export function isAppError(error: unknown, code?: ErrorCode): error is AppError {
+  return error instanceof AppError && (code === undefined || error.code === code);
+}
+
+/** Whether an unknown failure is worth another attempt: our own codes decide; anything else is transient. */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof AppError ? error.retryable : true;
+}
+
+/** A message safe to print: the error's own message, never its cause chain (which may hold URLs with passwords). */
+export function describeError(error: unknown): string {
+  if (error instanceof AppError) return `${error.code}: ${error.message}`;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

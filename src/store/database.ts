@@ -1,0 +1,105 @@
+/**
+ * The Prisma client factory: embedded PGlite in DATA_DIR by default, PostgreSQL when DATABASE_URL
+ * is set. Both speak PostgreSQL, so one schema and one migration history serve both.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { AppError } from '../errors.ts';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import { SchemaEnginePool } from './postgres-pool.ts';
+import { acquireDirectoryLock, type DirectoryLock } from './directory-lock.ts';
+
+export type Db = InstanceType<typeof PrismaClient>;
+
+export interface Database {
+  prisma: Db;
+  /** The same database as a migration-aware driver adapter, for the schema engine. */
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  kind: 'pglite' | 'postgresql';
+  /** Where the data lives, for messages (the PostgreSQL URL without its password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+}
+
+function openPostgres(url: string): Database {
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+  const schemaEnginePool = new SchemaEnginePool({ connectionString: url, max: 2, idleTimeoutMillis: 1000 });
+  return {
+    prisma,
+    adapterFactory: new PrismaPg(schemaEnginePool),
+    kind: 'postgresql',
+    location: redactUrl(url),
+    close: async () => {
+      await prisma.$disconnect();
+      await schemaEnginePool.end();
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const dir = path.join(dataDir, 'pglite');
+  await mkdir(dir, { recursive: true });
+  // PGlite is one process's database; a second process on the same folder would corrupt it.
+  const lock: DirectoryLock = await acquireDirectoryLock(dataDir, 'pglite');
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dir);
+  } catch (error) {
+    await lock.release();
+    throw new AppError('DB_UNAVAILABLE', `Cannot open the embedded database in ${dir}`, { cause: error });
+  }
+  const adapterFactory = new PrismaPGlite(pglite);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    prisma,
+    adapterFactory,
+    kind: 'pglite',
+    location: dir,
+    close: async () => {
+      await prisma.$disconnect();
+      await pglite.close();
+      await lock.release();
+    },
+  };
+}
+
+/** An in-memory PGlite database, for replay and tests that need no persistence. */
+export async function openMemoryDatabase(): Promise<Database> {
+  const pglite = await PGlite.create();
+  const adapterFactory = new PrismaPGlite(pglite);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    prisma,
+    adapterFactory,
+    kind: 'pglite',
+    location: 'memory',
+    close: async () => {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+/** The URL with any password replaced, safe for logs and errors. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable database URL)';
+  }
+}
