@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   MIGRATION_FAILED: { retryable: false, exitCode: 1 },
   QUEUE_PAYLOAD_INVALID: { retryable: false, exitCode: 1 },
   LLM_UNAVAILABLE: { retryable: true, exitCode: 1 },
+  LLM_REJECTED: { retryable: false, exitCode: 1 },
   LLM_OUTPUT_INVALID: { retryable: false, exitCode: 1 },
   IMAP_FAILED: { retryable: true, exitCode: 1 },
   SMTP_FAILED: { retryable: true, exitCode: 1 },

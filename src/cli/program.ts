@@ -4,6 +4,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runMigrate } from './commands/migrate.ts';
+import { runReplayCommand } from './commands/replay.ts';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -25,6 +26,14 @@ export function buildProgram(): Command {
     .command('migrate')
     .description('create or upgrade the database (embedded PGlite in DATA_DIR, or DATABASE_URL)')
     .action(runMigrate);
+
+  program
+    .command('replay')
+    .description('replay .eml files or folders through the whole pipeline in-process (embedded database, no Redis)')
+    .argument('<paths...>', '.eml files or folders (searched recursively)')
+    .option('--report <file>', 'write the JSON report here instead of stdout')
+    .option('--address <address>', "the support mailbox's own address (default: SUPPORT_ADDRESS)")
+    .action(runReplayCommand);
 
   return program;
 }

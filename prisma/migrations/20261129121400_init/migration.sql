@@ -63,6 +63,7 @@ CREATE TABLE "Thread" (
     "topic" TEXT,
     "closedAt" TIMESTAMP(3),
     "lastMessageAt" TIMESTAMP(3) NOT NULL,
+    "needsPromotion" BOOLEAN NOT NULL DEFAULT false,
     "linkedThreadId" TEXT,
     "version" INTEGER NOT NULL DEFAULT 0,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -75,7 +76,7 @@ CREATE TABLE "Thread" (
 CREATE TABLE "ThreadParticipant" (
     "threadId" TEXT NOT NULL,
     "address" TEXT NOT NULL,
-    "entityId" TEXT NOT NULL,
+    "entityId" TEXT,
     "role" TEXT NOT NULL DEFAULT 'participant',
     "addedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 

@@ -1,0 +1,28 @@
+import type { Config } from '../config.ts';
+import { createLogger, type Logger } from '../logger.ts';
+
+function urlPassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every secret the configuration holds; the logger masks each of them from every line. */
+export function configSecrets(config: Config): string[] {
+  return [
+    config.imap.password,
+    config.smtp.password,
+    config.llm.apiKey,
+    config.console.password,
+    config.trust.messageIdSecret,
+    urlPassword(config.databaseUrl),
+    urlPassword(config.redisUrl),
+  ].filter((s): s is string => typeof s === 'string' && s.length > 0);
+}
+
+export function createAppLogger(config: Config, scope = 'support-agent', write?: (line: string) => void): Logger {
+  return createLogger(scope, { level: config.logLevel, secrets: configSecrets(config), ...(write ? { write } : {}) });
+}

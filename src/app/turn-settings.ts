@@ -1,0 +1,18 @@
+import type { Config } from '../config.ts';
+import type { TurnSettings } from './handle-thread-turn.ts';
+
+export function turnSettings(config: Config, messageIdSecret: string, supportAddress = config.supportAddress): TurnSettings {
+  return {
+    supportAddress,
+    supportName: config.supportName,
+    messageIdSecret,
+    replyMode: config.replyMode,
+    limits: {
+      promptTokenBudget: config.memory.promptTokenBudget,
+      summaryTokenCap: config.memory.summaryTokenCap,
+      messageTokenCap: config.memory.messageTokenCap,
+    },
+    replyLimitPerHour: config.trust.replyLimitPerHour,
+    replyLimitPerDay: config.trust.replyLimitPerDay,
+  };
+}

@@ -1,0 +1,53 @@
+import { writeFile } from 'node:fs/promises';
+import { ingestSettings } from '../../app/ingest-settings.ts';
+import { loadPolicyFile } from '../../app/policy-file.ts';
+import { createReplayStages } from '../../app/replay-pipeline.ts';
+import { createProvider } from '../../llm/create-provider.ts';
+import { createAppLogger } from '../../app/logging.ts';
+import { loadConfig } from '../../config.ts';
+import { AppError } from '../../errors.ts';
+import { runReplay } from '../../ingest/replay.ts';
+import { normaliseAddress } from '../../mail/addresses.ts';
+
+export interface ReplayCommandOptions {
+  report?: string;
+  address?: string;
+}
+
+export async function runReplayCommand(inputs: string[], options: ReplayCommandOptions): Promise<void> {
+  const config = loadConfig();
+  const address = options.address === undefined ? config.supportAddress : normaliseAddress(options.address);
+  if (!address) throw new AppError('USAGE', `--address: "${options.address}" is not an email address`);
+  // A replay is a batch job: progress goes to stderr, so routine info logs would only drown it.
+  const logger = createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config, 'replay');
+  const policy = await loadPolicyFile(config.memory.policyFile);
+  const provider = createProvider(config.llm, logger);
+  let lastShown = 0;
+  const report = await runReplay({
+    inputs,
+    address,
+    logger,
+    settings: (db) => ingestSettings(config, db.prisma, address),
+    stages: (context) => createReplayStages(context, config, provider, policy),
+    progress: (done, total) => {
+      const now = Date.now();
+      if (done === total || now - lastShown > 2000) {
+        lastShown = now;
+        process.stderr.write(`replay: ${done}/${total} messages\n`);
+      }
+    },
+  });
+  const json = JSON.stringify(report, null, 2) + '\n';
+  if (options.report) {
+    await writeFile(options.report, json).catch((error: NodeJS.ErrnoException) => {
+      throw new AppError('INPUT_INVALID', `--report ${options.report}: cannot write (${error.code ?? 'error'})`);
+    });
+    const skipped = report.messages.filter((m) => m.outcome === 'skipped').length;
+    process.stderr.write(
+      `replay: ${report.messages.length} messages (${skipped} skipped), ${report.threads.length} threads, ` +
+        `${report.profiles.length} profiles, ${report.drafts.length} drafts; report written to ${options.report}\n`,
+    );
+  } else {
+    process.stdout.write(json);
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The replay report: a stable JSON interface for tests and tools (see README "Replay report").
+ */
+import type { SkipReason } from '../mail/classify.ts';
+import { jsonStringArray, type DbClient } from '../store/client.ts';
+
+export interface ReplayReport {
+  messages: Array<{
+    file: string;
+    messageId: string;
+    threadId: string | null;
+    entityId: string | null;
+    outcome: 'processed' | 'skipped';
+    skipReason: SkipReason | null;
+    text: string;
+  }>;
+  threads: Array<{
+    threadId: string;
+    entityId: string;
+    subject: string;
+    summary: string;
+    openItems: string[];
+    currentIntent: string;
+    tags: string[];
+    status: string;
+  }>;
+  profiles: Array<{
+    entityId: string;
+    addresses: string[];
+    name: string | null;
+    facts: Array<{ key: string; value: string; category: string; confidence: number; sourceMessageId: string | null; expiresAt: string | null }>;
+    pastThreads: Array<{ threadId: string; topic: string; closedAt: string | null }>;
+    outstandingCommitments: Array<{ text: string; due: string | null }>;
+  }>;
+  drafts: Array<{
+    threadId: string;
+    to: string;
+    subject: string;
+    body: string;
+    headers: { 'Message-ID': string; 'In-Reply-To': string | null; References: string };
+  }>;
+  llm: { calls: number; promptTokens: number; completionTokens: number; maxPromptTokens: number };
+}
+
+/** Everything but `messages` and `llm`, read back from the database in a stable order. */
+export async function buildStoredSections(db: DbClient, mailboxId: string): Promise<Omit<ReplayReport, 'messages'>> {
+  const threads = await db.thread.findMany({ where: { mailboxId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const senders = await db.message.findMany({ where: { mailboxId, entityId: { not: null } }, distinct: ['entityId'], select: { entityId: true } });
+  const entityIds = [...new Set([...threads.map((t) => t.entityId), ...senders.flatMap((m) => (m.entityId ? [m.entityId] : []))])];
+  const entities = await db.entity.findMany({
+    where: { id: { in: entityIds } },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    include: {
+      addresses: { orderBy: { address: 'asc' } },
+      facts: { where: { status: 'active' }, orderBy: [{ key: 'asc' }, { createdAt: 'asc' }] },
+      commitments: { where: { status: 'open' }, orderBy: { createdAt: 'asc' } },
+    },
+  });
+  const drafts = await db.draft.findMany({ where: { mailboxId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const usage = await db.llmCall.aggregate({
+    where: { threadId: { in: threads.map((t) => t.id) } },
+    _count: { _all: true },
+    _sum: { promptTokens: true, completionTokens: true },
+    _max: { promptTokens: true },
+  });
+
+  return {
+    threads: threads.map((t) => ({
+      threadId: t.id,
+      entityId: t.entityId,
+      subject: t.subject,
+      summary: t.summary,
+      openItems: jsonStringArray(t.openItems),
+      currentIntent: t.currentIntent,
+      tags: jsonStringArray(t.tags),
+      status: t.status,
+    })),
+    profiles: entities.map((e) => ({
+      entityId: e.id,
+      addresses: e.addresses.map((a) => a.address),
+      name: e.name,
+      facts: e.facts.map((f) => ({
+        key: f.key,
+        value: f.value,
+        category: f.category,
+        confidence: f.confidence,
+        sourceMessageId: f.sourceMessageId,
+        expiresAt: f.expiresAt?.toISOString() ?? null,
+      })),
+      pastThreads: threads
+        .filter((t) => t.entityId === e.id && t.topic !== null)
+        .map((t) => ({ threadId: t.id, topic: t.topic ?? '', closedAt: t.closedAt?.toISOString() ?? null })),
+      outstandingCommitments: e.commitments.map((c) => ({ text: c.text, due: c.due })),
+    })),
+    drafts: drafts.map((d) => ({
+      threadId: d.threadId,
+      to: d.toAddress,
+      subject: d.subject,
+      body: d.body,
+      headers: { 'Message-ID': d.messageId, 'In-Reply-To': d.inReplyTo, References: jsonStringArray(d.references).join(' ') },
+    })),
+    llm: {
+      calls: usage._count._all,
+      promptTokens: usage._sum.promptTokens ?? 0,
+      completionTokens: usage._sum.completionTokens ?? 0,
+      maxPromptTokens: usage._max.promptTokens ?? 0,
+    },
+  };
+}

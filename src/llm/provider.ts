@@ -1,0 +1,52 @@
+/**
+ * One interface for every model behind the product: the OpenAI-compatible provider and the
+ * offline rule-based one. Each use case is one method with a zod-validated output.
+ */
+import type { IncomingEmail, ProfileState, ThreadState } from '../memory/types.ts';
+import type { MessageTurn, ThreadPromotion } from './contracts.ts';
+
+export interface LlmCallRecord {
+  purpose: 'message_turn' | 'thread_promotion';
+  promptTokens: number;
+  completionTokens: number;
+  ok: boolean;
+}
+
+/**
+ * A structured answer, or the model's failure to give a valid one after a repair attempt.
+ * Transport failures (timeouts, 5xx after retries) throw `AppError('LLM_UNAVAILABLE')` instead.
+ */
+export type LlmOutcome<T> =
+  | { ok: true; value: T; calls: LlmCallRecord[] }
+  | { ok: false; error: string; calls: LlmCallRecord[] };
+
+export interface PromptText {
+  system: string;
+  user: string;
+}
+
+export interface TurnRequest {
+  prompt: PromptText;
+  /** The same context as structured values, for providers that do not read prompts. */
+  thread: ThreadState;
+  profile: ProfileState | null;
+  emails: IncomingEmail[];
+  supportName: string;
+  summaryTokenCap: number;
+}
+
+export interface PromotionRequest {
+  prompt: PromptText;
+  thread: ThreadState;
+  /** The thread's customer messages: the only text facts may be quoted from. */
+  messages: Array<{ messageId: string; text: string }>;
+  /** Replies the agent sent in the thread, for commitments. */
+  agentReplies: string[];
+}
+
+export interface LlmProvider {
+  readonly name: 'openai' | 'offline';
+  readonly model: string;
+  messageTurn(request: TurnRequest): Promise<LlmOutcome<MessageTurn>>;
+  threadPromotion(request: PromotionRequest): Promise<LlmOutcome<ThreadPromotion>>;
+}

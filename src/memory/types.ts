@@ -1,0 +1,42 @@
+/** The two memory layers as the pure core sees them: plain values, no ORM types. */
+
+export type FactCategory = 'identity' | 'preference' | 'account' | 'situation' | 'sentiment' | 'other';
+export const FACT_CATEGORIES: readonly FactCategory[] = ['identity', 'preference', 'account', 'situation', 'sentiment', 'other'];
+
+export interface ProfileFactView {
+  key: string;
+  value: string;
+  category: FactCategory;
+  confidence: number;
+  /** email | operator | import */
+  origin: string;
+  expiresAt: Date | null;
+}
+
+/** Profile state: keyed by entity, durable, confident. */
+export interface ProfileState {
+  entityId: string;
+  name: string | null;
+  facts: ProfileFactView[];
+  pastThreads: Array<{ threadId: string; topic: string; closedAt: Date | null }>;
+  outstandingCommitments: Array<{ text: string; due: string | null }>;
+}
+
+/** Thread state: keyed by thread, ephemeral, allowed to be wrong. */
+export interface ThreadState {
+  subject: string;
+  summary: string;
+  openItems: string[];
+  currentIntent: string;
+  tags: string[];
+  status: string;
+}
+
+export interface IncomingEmail {
+  messageId: string;
+  fromName: string | null;
+  fromAddress: string;
+  date: Date;
+  /** The new text only. */
+  text: string;
+}

@@ -1,0 +1,56 @@
+import { newId } from '../ids.ts';
+import type { DbClient } from './client.ts';
+
+export interface MailboxRecord {
+  id: string;
+  address: string;
+}
+
+/** The mailbox row for the agent's own address, created on first use. */
+export async function ensureMailbox(db: DbClient, address: string, displayName?: string): Promise<MailboxRecord> {
+  const row = await db.mailbox.upsert({
+    where: { address },
+    create: { id: newId('mb'), address, displayName: displayName ?? null },
+    update: {},
+    select: { id: true, address: true },
+  });
+  return row;
+}
+
+export interface FolderCheckpoint {
+  uidValidity: bigint;
+  lastUid: number;
+}
+
+export async function readCheckpoint(db: DbClient, mailboxId: string, folder: string): Promise<FolderCheckpoint | null> {
+  return db.mailboxCheckpoint.findUnique({
+    where: { mailboxId_folder: { mailboxId, folder } },
+    select: { uidValidity: true, lastUid: true },
+  });
+}
+
+/** Moves the checkpoint forward; never backwards, so a slow duplicate poller cannot rewind it. */
+export async function advanceCheckpoint(db: DbClient, mailboxId: string, folder: string, uidValidity: bigint, lastUid: number): Promise<void> {
+  const moved = await db.mailboxCheckpoint.updateMany({
+    where: { mailboxId, folder, OR: [{ uidValidity: { not: uidValidity } }, { lastUid: { lt: lastUid } }] },
+    data: { uidValidity, lastUid },
+  });
+  if (moved.count === 0) {
+    await db.mailboxCheckpoint.createMany({ data: [{ mailboxId, folder, uidValidity, lastUid }], skipDuplicates: true });
+  }
+}
+
+export async function recordPollerStatus(
+  db: DbClient,
+  mailboxId: string,
+  status: { connected: boolean; lastError?: string | null },
+): Promise<void> {
+  await db.mailbox.update({
+    where: { id: mailboxId },
+    data: {
+      pollerConnected: status.connected,
+      pollerSeenAt: new Date(),
+      ...(status.lastError === undefined ? {} : { pollerLastError: status.lastError }),
+    },
+  });
+}

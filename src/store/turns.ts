@@ -1,0 +1,113 @@
+import { newId } from '../ids.ts';
+import type { IncomingEmail, ThreadState } from '../memory/types.ts';
+import type { LlmCallRecord } from '../llm/provider.ts';
+import { jsonStringArray, type DbClient } from './client.ts';
+
+export interface TurnMessage extends IncomingEmail {
+  id: string;
+  syntheticId: boolean;
+  subject: string;
+  references: string[];
+  replyTo: string | null;
+  authDmarc: string | null;
+}
+
+export interface ThreadRecord {
+  id: string;
+  mailboxId: string;
+  entityId: string;
+  version: number;
+  lastMessageAt: Date;
+  state: ThreadState;
+}
+
+export async function loadThread(db: DbClient, threadId: string): Promise<ThreadRecord | null> {
+  const t = await db.thread.findUnique({ where: { id: threadId } });
+  if (!t) return null;
+  return {
+    id: t.id,
+    mailboxId: t.mailboxId,
+    entityId: t.entityId,
+    version: t.version,
+    lastMessageAt: t.lastMessageAt,
+    state: {
+      subject: t.subject,
+      summary: t.summary,
+      openItems: jsonStringArray(t.openItems),
+      currentIntent: t.currentIntent,
+      tags: jsonStringArray(t.tags),
+      status: t.status,
+    },
+  };
+}
+
+/**
+ * The turn to run for a thread: an unfinished one left by a crashed attempt (so a retry finishes
+ * the same turn and never makes a second draft), else a new turn that claims every message
+ * waiting for a reply. Null when nothing is waiting.
+ */
+export async function startOrResumeTurn(db: DbClient, threadId: string, now: Date): Promise<{ turnId: string; resumed: boolean } | null> {
+  const running = await db.turn.findFirst({ where: { threadId, status: 'running' }, orderBy: { startedAt: 'asc' }, select: { id: true } });
+  if (running) return { turnId: running.id, resumed: true };
+  const turnId = newId('turn');
+  await db.turn.create({ data: { id: turnId, threadId, status: 'running', startedAt: now } });
+  const claimed = await db.message.updateMany({
+    where: { threadId, status: 'pending_reply', direction: 'inbound' },
+    data: { status: 'in_turn', turnId },
+  });
+  if (claimed.count === 0) {
+    await db.turn.delete({ where: { id: turnId } });
+    return null;
+  }
+  return { turnId, resumed: false };
+}
+
+export async function loadTurnMessages(db: DbClient, turnId: string): Promise<TurnMessage[]> {
+  const rows = await db.message.findMany({
+    where: { turnId, direction: 'inbound' },
+    orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }, { id: 'asc' }],
+  });
+  return rows.map((m) => ({
+    id: m.id,
+    messageId: m.messageId,
+    syntheticId: m.syntheticId,
+    fromName: m.fromName,
+    fromAddress: m.fromAddress ?? '',
+    date: m.sentAt ?? m.receivedAt,
+    text: m.extractedText,
+    subject: m.subject,
+    references: jsonStringArray(m.references),
+    replyTo: m.replyTo,
+    authDmarc: m.authDmarc,
+  }));
+}
+
+export async function recordLlmCalls(
+  db: DbClient,
+  calls: readonly LlmCallRecord[],
+  meta: { provider: string; model: string; threadId: string | null; at: Date },
+): Promise<void> {
+  if (calls.length === 0) return;
+  await db.llmCall.createMany({
+    data: calls.map((c) => ({
+      id: newId('llm'),
+      purpose: c.purpose,
+      provider: meta.provider,
+      model: meta.model,
+      threadId: meta.threadId,
+      promptTokens: c.promptTokens,
+      completionTokens: c.completionTokens,
+      ok: c.ok,
+      createdAt: meta.at,
+    })),
+  });
+}
+
+/** Replies (drafts not discarded) to a recipient, and within a thread, since a time: for flood limits. */
+export async function countRecentReplies(db: DbClient, query: { to: string; threadId: string; since: Date }): Promise<{ toRecipient: number; inThread: number }> {
+  const [toRecipient, inThread] = await Promise.all([
+    db.draft.count({ where: { toAddress: query.to, createdAt: { gte: query.since }, status: { not: 'discarded' } } }),
+    db.draft.count({ where: { threadId: query.threadId, createdAt: { gte: query.since }, status: { not: 'discarded' } } }),
+  ]);
+  return { toRecipient, inThread };
+}
