@@ -51,6 +51,7 @@ const envSchema = z.object({
   IMAP_POLL_INTERVAL: duration.default(60_000),
   IMAP_PROCESSED_ACTION: z.enum(['none', 'flag', 'move']).default('none'),
   IMAP_PROCESSED_FOLDER: z.string().default('Processed'),
+  IMAP_IDLE: booleanFlag.default(true),
 
   // SMTP (REPLY_MODE=send)
   SMTP_HOST: z.string().optional(),
@@ -60,6 +61,7 @@ const envSchema = z.object({
   SMTP_USER: z.string().optional(),
   SMTP_PASSWORD: optionalSecret,
   REPLY_MODE: z.enum(['draft', 'send']).default('draft'),
+  REPLY_MAX_AGE: duration.default(7 * 86_400_000),
 
   // LLM
   LLM_PROVIDER: z.enum(['auto', 'openai', 'offline']).default('auto'),
@@ -122,6 +124,7 @@ export interface Config {
     pollIntervalMs: number;
     processedAction: 'none' | 'flag' | 'move';
     processedFolder: string;
+    idle: boolean;
   };
   smtp: {
     host: string | undefined;
@@ -132,6 +135,8 @@ export interface Config {
     password: string | undefined;
   };
   replyMode: 'draft' | 'send';
+  /** Mail older than this when ingested (a backlog, an initial sync) is stored and threaded but not answered. */
+  replyMaxAgeMs: number;
   llm: {
     provider: 'openai' | 'offline';
     apiKey: string | undefined;
@@ -210,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollIntervalMs: e.IMAP_POLL_INTERVAL,
       processedAction: e.IMAP_PROCESSED_ACTION,
       processedFolder: e.IMAP_PROCESSED_FOLDER,
+      idle: e.IMAP_IDLE,
     },
     smtp: {
       host: e.SMTP_HOST,
@@ -220,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: e.SMTP_PASSWORD,
     },
     replyMode: e.REPLY_MODE,
+    replyMaxAgeMs: e.REPLY_MAX_AGE,
     llm: {
       provider: llmProvider,
       apiKey: e.OPENAI_API_KEY,

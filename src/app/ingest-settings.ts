@@ -16,5 +16,6 @@ export async function ingestSettings(config: Config, db: DbClient, supportAddres
     subjectWindowMs: config.memory.subjectWindowMs,
     authservId: config.trust.authservId,
     messageIdSecret: await messageIdSecret(config, db),
+    replyMaxAgeMs: config.replyMaxAgeMs,
   };
 }

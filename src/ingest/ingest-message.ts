@@ -11,6 +11,7 @@ import { parseRawEmail, type ParsedEmail } from '../mail/parse-message.ts';
 import { extractReplyText } from '../mail/reply-text.ts';
 import { isForwardSubject, normaliseSubject, sanitiseHeaderValue } from '../mail/subject.ts';
 import { decideThread, headerIdsInPreferenceOrder, type ThreadDecision } from '../mail/threading.ts';
+import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { isUniqueViolation, type DbClient } from '../store/client.ts';
 import type { Db } from '../store/database.ts';
@@ -35,6 +36,8 @@ export type IngestSource =
 export interface IngestOptions {
   /** When the message arrived; replay passes its virtual clock. Defaults to now. */
   receivedAt?: Date;
+  /** The ingestion clock, for the reply age limit; replay passes its virtual clock. Defaults to now. */
+  now?: Date;
 }
 
 export interface IngestResult {
@@ -52,6 +55,8 @@ export interface IngestResult {
   stored: boolean;
   /** The message's own time (Date header, else arrival). */
   at: Date;
+  /** A processed customer message that waits for a reply (not too old to answer). */
+  replyNeeded: boolean;
 }
 
 export interface IngestSettings {
@@ -61,6 +66,8 @@ export interface IngestSettings {
   subjectWindowMs: number;
   authservId: string | undefined;
   messageIdSecret: string;
+  /** Customer mail older than this at ingestion is kept and threaded but gets no reply. */
+  replyMaxAgeMs: number;
 }
 
 export interface IngestDeps {
@@ -74,9 +81,10 @@ export interface IngestDeps {
 
 export async function ingestRawMessage(deps: IngestDeps, raw: Buffer, source: IngestSource, options: IngestOptions = {}): Promise<IngestResult> {
   const receivedAt = options.receivedAt ?? new Date();
+  const now = options.now ?? new Date();
   const parsed = await parseRawEmail(raw);
   const result = parsed.ok
-    ? await storeParsed(deps, raw, parsed.email, source, receivedAt)
+    ? await storeParsed(deps, raw, parsed.email, source, receivedAt, now)
     : await storeMalformed(deps, raw, parsed.reason, source, receivedAt);
   deps.logger.debug('ingested', {
     id: result.id,
@@ -85,15 +93,20 @@ export async function ingestRawMessage(deps: IngestDeps, raw: Buffer, source: In
     skipReason: result.skipReason,
     stored: result.stored,
   });
-  if (result.stored && result.outcome === 'processed' && result.threadId && deps.onReplyNeeded) {
-    await deps.onReplyNeeded(result.threadId, result);
+  if (result.stored && result.replyNeeded && result.threadId && deps.onReplyNeeded) {
+    try {
+      await deps.onReplyNeeded(result.threadId, result);
+    } catch (error) {
+      // The message is safely stored as pending; the reconciler will enqueue its turn.
+      deps.logger.warn('could not enqueue the reply turn; the reconciler will', { threadId: result.threadId, error: describeError(error) });
+    }
   }
   return result;
 }
 
 async function storeMalformed(deps: IngestDeps, raw: Buffer, reason: string, source: IngestSource, receivedAt: Date): Promise<IngestResult> {
   const messageId = rawHashMessageId(raw);
-  const base = { messageId, threadId: null, entityId: null, outcome: 'skipped' as const, text: '', at: receivedAt };
+  const base = { messageId, threadId: null, entityId: null, outcome: 'skipped' as const, text: '', at: receivedAt, replyNeeded: false };
   const existing = await findStoredMessage(deps.db, deps.mailbox.id, messageId);
   if (existing) return { ...base, id: existing.id, skipReason: 'duplicate', skipDetail: 'same bytes stored before', stored: false };
   const row = sourceFields(source);
@@ -121,10 +134,19 @@ async function storeMalformed(deps: IngestDeps, raw: Buffer, reason: string, sou
   }
 }
 
-async function storeParsed(deps: IngestDeps, raw: Buffer, email: ParsedEmail, source: IngestSource, receivedAt: Date): Promise<IngestResult> {
+async function storeParsed(
+  deps: IngestDeps,
+  raw: Buffer,
+  email: ParsedEmail,
+  source: IngestSource,
+  receivedAt: Date,
+  now: Date,
+): Promise<IngestResult> {
   const { settings } = deps;
   const messageId = email.messageId ?? syntheticMessageId(email);
   const at = email.date ?? receivedAt;
+  // A date in the future (a wrong clock or a forgery) must not make a backlog look fresh.
+  const tooOld = Math.min(at.getTime(), receivedAt.getTime()) < now.getTime() - settings.replyMaxAgeMs;
   const text = extractReplyText({ text: email.textPart, html: email.html });
 
   const existing = await findStoredMessage(deps.db, deps.mailbox.id, messageId);
@@ -140,6 +162,7 @@ async function storeParsed(deps: IngestDeps, raw: Buffer, email: ParsedEmail, so
       text,
       stored: false,
       at,
+      replyNeeded: false,
     };
   }
 
@@ -179,11 +202,11 @@ async function storeParsed(deps: IngestDeps, raw: Buffer, email: ParsedEmail, so
         attachments: email.attachments,
         classification: classification.skipReason ?? 'normal',
         skipReason: classification.skipReason,
-        skipDetail: classification.detail ?? placement.note,
+        skipDetail: classification.detail ?? placement.note ?? (tooOld ? 'older than REPLY_MAX_AGE when ingested; kept without a reply' : null),
         authDmarc: verdict.dmarc,
         authDkim: verdict.dkim,
         authSpf: verdict.spf,
-        status: classification.skipReason ? 'skipped' : 'pending_reply',
+        status: classification.skipReason ? 'skipped' : tooOld ? 'no_reply_needed' : 'pending_reply',
         raw,
       });
       if (placement.threadId && !classification.skipReason) {
@@ -204,6 +227,7 @@ async function storeParsed(deps: IngestDeps, raw: Buffer, email: ParsedEmail, so
         text,
         stored: true,
         at,
+        replyNeeded: !classification.skipReason && !tooOld,
       };
     });
   } catch (error) {
@@ -221,6 +245,7 @@ async function storeParsed(deps: IngestDeps, raw: Buffer, email: ParsedEmail, so
       text,
       stored: false,
       at,
+      replyNeeded: false,
     };
   }
 }

@@ -79,7 +79,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         },
         raw,
         { kind: 'replay', file: file.path },
-        { receivedAt: at },
+        { receivedAt: at, now: at },
       );
       messages.push({
         file: path.basename(file.path),
