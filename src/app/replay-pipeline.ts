@@ -8,6 +8,7 @@ import type { LlmProvider } from '../llm/provider.ts';
 import type { PromotionPolicy } from '../memory/promotion-policy.ts';
 import { handleThreadTurn } from './handle-thread-turn.ts';
 import { promoteThread, type PromotionDeps } from './promote-thread.ts';
+import { sweepExpiredFacts } from './reconcile.ts';
 import { turnSettings } from './turn-settings.ts';
 
 export function createReplayStages(context: ReplayContext, config: Config, provider: LlmProvider, policy: PromotionPolicy): ReplayStages {
@@ -49,10 +50,12 @@ export function createReplayStages(context: ReplayContext, config: Config, provi
     },
     async onClockAdvanced(at) {
       clock = at;
+      await sweepExpiredFacts(db, clock);
       await promoteQuietThreads();
     },
     async onFinished(at) {
       clock = at;
+      await sweepExpiredFacts(db, clock);
       await promoteQuietThreads();
       const open = await db.thread.findMany({
         where: { mailboxId: context.mailbox.id, needsPromotion: true },

@@ -42,7 +42,12 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+export interface RuntimeOptions {
+  /** Long-running processes wait out a Redis restart; one-shot commands fail fast instead of hanging. */
+  longRunning?: boolean;
+}
+
+export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
   const policy = await loadPolicyFile(config.memory.policyFile);
   const database = await openDatabase(config);
   try {
@@ -74,7 +79,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     provider,
     ingest,
     imapConfigured,
-    redis: () => (redis ??= createRedis(config.redisUrl)),
+    redis: () => (redis ??= createRedis(config.redisUrl, { forWorker: options.longRunning ?? false })),
     queues: () => (queues ??= new JobQueues(runtime.redis(), config.queuePrefix)),
     turnDeps: () => ({ db, provider, settings: turnSettings(config, ingest.messageIdSecret), logger: logger.child('turn'), now }),
     promotionDeps: () => ({

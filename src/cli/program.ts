@@ -2,9 +2,11 @@
  * The `support-agent` command line. Each action only parses its arguments and calls a command
  * module; the work lives in src/.
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { runMigrate } from './commands/migrate.ts';
 import { runReplayCommand } from './commands/replay.ts';
+import { runErase, runFactsSet, runImport, runLink, runProfile, runPromote, runThread, runWhy } from './commands/admin.ts';
+import { runServe } from './commands/serve.ts';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -28,6 +30,30 @@ export function buildProgram(): Command {
     .action(runMigrate);
 
   program
+    .command('start')
+    .description('run everything in one process: poller (if IMAP is configured), workers, console (if CONSOLE_PASSWORD is set)')
+    .option('--port <port>', 'console port (default: CONSOLE_PORT or 3000)', parsePort)
+    .action((options: { port?: number }) =>
+      runServe({ poll: 'if-configured', work: true, console: 'if-configured', ...(options.port ? { consolePort: options.port } : {}) }),
+    );
+
+  program
+    .command('poll')
+    .description('run only the IMAP poller (needs IMAP_HOST, IMAP_USER, IMAP_PASSWORD)')
+    .action(() => runServe({ poll: true, work: false, console: false }));
+
+  program
+    .command('work')
+    .description('run only the workers: reply turns, outbox, promotions, reconciler')
+    .action(() => runServe({ poll: false, work: true, console: false }));
+
+  program
+    .command('console')
+    .description('run only the review console (needs CONSOLE_PASSWORD)')
+    .option('--port <port>', 'port (default: CONSOLE_PORT or 3000)', parsePort)
+    .action((options: { port?: number }) => runServe({ poll: false, work: false, console: true, ...(options.port ? { consolePort: options.port } : {}) }));
+
+  program
     .command('replay')
     .description('replay .eml files or folders through the whole pipeline in-process (embedded database, no Redis)')
     .argument('<paths...>', '.eml files or folders (searched recursively)')
@@ -35,7 +61,61 @@ export function buildProgram(): Command {
     .option('--address <address>', "the support mailbox's own address (default: SUPPORT_ADDRESS)")
     .action(runReplayCommand);
 
+  program
+    .command('profile')
+    .description("print a customer's profile (seed shape): facts with confidence, source and expiry, past threads, commitments")
+    .argument('<customer>', 'an address or an entity id')
+    .action(runProfile);
+
+  program
+    .command('thread')
+    .description("print a thread's state, messages and turns")
+    .argument('<thread>', 'thread id')
+    .action(runThread);
+
+  program
+    .command('why')
+    .description('show the decision trail behind a profile: message, evidence, rule, time')
+    .argument('<customer>', 'an address or an entity id')
+    .argument('[key]', 'only decisions about this fact key')
+    .action(runWhy);
+
+  program
+    .command('promote')
+    .description('promote a thread into its customer profile now (an operator checkpoint)')
+    .argument('<thread>', 'thread id')
+    .action(runPromote);
+
+  const facts = program.command('facts').description('trusted profile facts');
+  facts
+    .command('set')
+    .description('set a fact as an operator; the only way besides import to set protected keys such as account_tier')
+    .argument('<customer>', 'an address or an entity id')
+    .argument('<key>', 'snake_case key, e.g. account_tier')
+    .argument('<value>', 'the value')
+    .option('--category <category>', 'identity | preference | account | situation | other')
+    .action(runFactsSet);
+
+  program
+    .command('import')
+    .description('import trusted facts from a CRM export (CSV or JSON keyed by email address)')
+    .argument('<file>', '.csv (email,key,value or email,<key>,<key>...) or .json')
+    .action(runImport);
+
+  program
+    .command('link')
+    .description('attach an address to an existing customer (merging its profile if it had its own)')
+    .argument('<address>', 'the address to attach')
+    .argument('<customer>', 'an address or an entity id of the customer it belongs to')
+    .action(runLink);
+
+  program
+    .command('erase')
+    .description('erase everything about a customer: profile, threads, messages, drafts, decisions, queued jobs')
+    .argument('<customer>', 'an address or an entity id')
+    .option('--yes', 'confirm the erasure')
+    .action(runErase);
+
   return program;
 }
 
-export { Option, parsePort };

@@ -38,6 +38,8 @@ export interface ReplayOptions {
   stages?: (context: ReplayContext) => ReplayStages | Promise<ReplayStages>;
   logger: Logger;
   progress?: (done: number, total: number) => void;
+  /** Called with the replay's database before it is thrown away (for tests and tools). */
+  inspect?: (db: Database) => Promise<void>;
 }
 
 const NO_STAGES: ReplayStages = {
@@ -93,7 +95,9 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       options.progress?.(index + 1, files.length);
     }
     await stages.onFinished(clock);
-    return { messages, ...(await buildStoredSections(db.prisma, mailbox.id)) };
+    const report = { messages, ...(await buildStoredSections(db.prisma, mailbox.id)) };
+    await options.inspect?.(db);
+    return report;
   } finally {
     await db.close();
   }

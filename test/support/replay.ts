@@ -10,10 +10,11 @@ import type { ReplayReport } from '../../src/ingest/replay-report.ts';
 import { createProvider } from '../../src/llm/create-provider.ts';
 import type { LlmProvider } from '../../src/llm/provider.ts';
 import { silentLogger } from '../../src/logger.ts';
+import type { Database } from '../../src/store/database.ts';
 
 export async function replayFiles(
   inputs: string[],
-  options: { address?: string; env?: Record<string, string>; provider?: LlmProvider; config?: Config } = {},
+  options: { address?: string; env?: Record<string, string>; provider?: LlmProvider; config?: Config; inspect?: (db: Database) => Promise<void> } = {},
 ): Promise<ReplayReport> {
   const config = options.config ?? loadConfig(options.env ?? {});
   const address = options.address ?? 'support@acme.example';
@@ -25,5 +26,6 @@ export async function replayFiles(
     logger: silentLogger,
     settings: (db) => ingestSettings(config, db.prisma, address),
     stages: (context) => createReplayStages(context, config, provider, policy),
+    ...(options.inspect ? { inspect: options.inspect } : {}),
   });
 }

@@ -1,0 +1,67 @@
+/**
+ * The long-running commands: `start` (everything in one process), `work` and `poll`.
+ */
+import { createAppLogger } from '../../app/logging.ts';
+import { openRuntime } from '../../app/runtime.ts';
+import { loadConfig } from '../../config.ts';
+import { AppError, describeError } from '../../errors.ts';
+import { startWorkers } from '../../../workers/message-worker.ts';
+import { startPoller } from '../../../workers/poller.ts';
+
+export interface ServeParts {
+  poll: boolean | 'if-configured';
+  work: boolean;
+  console: boolean | 'if-configured';
+  consolePort?: number;
+}
+
+export async function runServe(parts: ServeParts): Promise<void> {
+  const config = loadConfig();
+  const logger = createAppLogger(config);
+  const runtime = await openRuntime(config, logger, { longRunning: true });
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    if (parts.work) {
+      const workers = await startWorkers(runtime);
+      stops.push(() => workers.close());
+    }
+    if (parts.poll === true || (parts.poll === 'if-configured' && runtime.imapConfigured)) {
+      const poller = startPoller(runtime);
+      stops.push(() => poller.stop());
+    } else if (parts.poll === 'if-configured') {
+      logger.warn('IMAP is not configured (IMAP_HOST, IMAP_USER, IMAP_PASSWORD): not polling a mailbox. Use `support-agent replay` to feed .eml files.');
+    }
+    if (parts.console === true || (parts.console === 'if-configured' && config.console.password)) {
+      const { startConsole } = await import('../../console/server.ts');
+      const server = await startConsole(runtime, { port: parts.consolePort ?? config.console.port });
+      stops.push(() => server.close());
+    } else if (parts.console === 'if-configured') {
+      logger.warn('CONSOLE_PASSWORD is not set: the review console is not started.');
+    }
+  } catch (error) {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    await runtime.close();
+    throw error;
+  }
+  logger.info('running; press Ctrl+C to stop', { database: runtime.database.kind });
+  await waitForShutdownSignal();
+  logger.info('shutting down');
+  for (const stop of stops.reverse()) {
+    await stop().catch((error: unknown) => logger.warn('shutdown step failed', { error: describeError(error) }));
+  }
+  await runtime.close();
+}
+
+function waitForShutdownSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}
+
+export { AppError };

@@ -1,0 +1,39 @@
+/**
+ * The poller process: one MailboxPoller for the configured mailbox, feeding the one ingestion
+ * entry point, holding a Redis lease so only one poller serves the mailbox at a time.
+ */
+import type { Runtime } from '../src/app/runtime.ts';
+import { AppError } from '../src/errors.ts';
+import { MailboxPoller } from '../src/imap/mailbox-poller.ts';
+import { createPollerStore } from '../src/imap/poller-store.ts';
+import { ingestRawMessage } from '../src/ingest/ingest-message.ts';
+import { tryAcquireLease } from '../src/queue/redis-lease.ts';
+
+const LEASE_TTL_MS = 30_000;
+
+export function startPoller(runtime: Runtime): MailboxPoller {
+  const { config } = runtime;
+  const { host, user, password } = config.imap;
+  if (!host || !user || !password) throw new AppError('CONFIG_INVALID', 'polling needs IMAP_HOST, IMAP_USER and IMAP_PASSWORD');
+  const logger = runtime.logger.child('poller');
+  const ingestDeps = {
+    db: runtime.db,
+    mailbox: runtime.mailbox,
+    settings: runtime.ingest,
+    logger: logger.child('ingest'),
+    onReplyNeeded: (threadId: string) => runtime.queues().enqueueTurn(threadId),
+  };
+  const poller = new MailboxPoller({
+    imap: { ...config.imap, host, user, password },
+    store: createPollerStore(runtime.db, runtime.mailbox.id),
+    ingest: (raw, source, receivedAt) => ingestRawMessage(ingestDeps, raw, source, { receivedAt }),
+    acquireLease: () => tryAcquireLease(runtime.redis(), `${config.queuePrefix}:poller-lease:${runtime.mailbox.id}`, LEASE_TTL_MS),
+    leaseRenewMs: LEASE_TTL_MS / 3,
+    logger,
+  });
+  poller.on('synced', (report: { folder: string; ingested: number }) => {
+    if (report.ingested > 0) logger.info('synced', { folder: report.folder, ingested: report.ingested });
+  });
+  poller.start();
+  return poller;
+}
