@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   INPUT_INVALID: { retryable: false, exitCode: 1 },
   DB_UNAVAILABLE: { retryable: true, exitCode: 1 },
   DB_LOCKED: { retryable: false, exitCode: 1 },
+  REDIS_UNAVAILABLE: { retryable: true, exitCode: 1 },
   MIGRATION_FAILED: { retryable: false, exitCode: 1 },
   QUEUE_PAYLOAD_INVALID: { retryable: false, exitCode: 1 },
   LLM_UNAVAILABLE: { retryable: true, exitCode: 1 },

@@ -11,6 +11,18 @@ import { findEntity } from '../../src/store/entities.ts';
 import { customerEmail, REDIS_URL, startAgentHarness, turnAnswer, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 
 let h: AgentHarness;
+
+/** Every value a key holds, as text, whatever its Redis type. */
+async function redisValueText(redis: Redis, key: string): Promise<string> {
+  const type = await redis.type(key);
+  if (type === 'hash') return JSON.stringify(await redis.hgetall(key));
+  if (type === 'string') return (await redis.get(key)) ?? '';
+  if (type === 'zset') return (await redis.zrange(key, '0', '-1')).join(' ');
+  if (type === 'list') return (await redis.lrange(key, 0, -1)).join(' ');
+  if (type === 'set') return (await redis.smembers(key)).join(' ');
+  if (type === 'stream') return JSON.stringify(await redis.xrange(key, '-', '+'));
+  return '';
+}
 let dir: string;
 beforeAll(async () => {
   h = await startAgentHarness({ REPLY_MODE: 'draft' });
@@ -121,9 +133,7 @@ describe('erasure', () => {
       const keys = await redis.keys(`${h.prefix}:*`);
       const redisLeftovers: string[] = [];
       for (const key of keys) {
-        const type = await redis.type(key);
-        const value =
-          type === 'hash' ? JSON.stringify(await redis.hgetall(key)) : type === 'string' ? ((await redis.get(key)) ?? '') : type === 'zset' ? (await redis.zrange(key, 0, -1)).join(' ') : type === 'list' ? (await redis.lrange(key, 0, -1)).join(' ') : type === 'set' ? (await redis.smembers(key)).join(' ') : '';
+        const value = await redisValueText(redis, key);
         for (const needle of needles) if (key.includes(needle) || value.includes(needle)) redisLeftovers.push(`${key} contains ${needle}`);
       }
       expect(redisLeftovers).toEqual([]);

@@ -48,3 +48,13 @@ describe('configuration', () => {
     expect(message).not.toContain('short-s3cret');
   });
 });
+
+describe('.env.example', () => {
+  it('documents every setting the product reads', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { CONFIG_VARIABLES } = await import('../../src/config.ts');
+    const text = await readFile(new URL('../../.env.example', import.meta.url), 'utf8');
+    const documented = new Set([...text.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));
+    expect(CONFIG_VARIABLES.filter((name) => !documented.has(name))).toEqual([]);
+  });
+});

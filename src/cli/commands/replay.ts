@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { ingestSettings } from '../../app/ingest-settings.ts';
 import { loadPolicyFile } from '../../app/policy-file.ts';
 import { createReplayStages } from '../../app/replay-pipeline.ts';
@@ -39,6 +40,7 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
   });
   const json = JSON.stringify(report, null, 2) + '\n';
   if (options.report) {
+    await mkdir(path.dirname(path.resolve(options.report)), { recursive: true });
     await writeFile(options.report, json).catch((error: NodeJS.ErrnoException) => {
       throw new AppError('INPUT_INVALID', `--report ${options.report}: cannot write (${error.code ?? 'error'})`);
     });

@@ -4,7 +4,9 @@
 import { createAppLogger } from '../../app/logging.ts';
 import { openRuntime } from '../../app/runtime.ts';
 import { loadConfig } from '../../config.ts';
+import { Redis } from 'ioredis';
 import { AppError, describeError } from '../../errors.ts';
+import { redactUrl } from '../../store/database.ts';
 import { startWorkers } from '../../../workers/message-worker.ts';
 import { startPoller } from '../../../workers/poller.ts';
 
@@ -18,6 +20,7 @@ export interface ServeParts {
 export async function runServe(parts: ServeParts): Promise<void> {
   const config = loadConfig();
   const logger = createAppLogger(config);
+  await assertRedisReachable(config.redisUrl);
   const runtime = await openRuntime(config, logger, { longRunning: true });
   const stops: Array<() => Promise<void>> = [];
   try {
@@ -52,6 +55,20 @@ export async function runServe(parts: ServeParts): Promise<void> {
   await runtime.close();
 }
 
+/** Fail at once with a clear message rather than wait forever for a Redis that is not there. */
+async function assertRedisReachable(url: string): Promise<void> {
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5000 });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch {
+    throw new AppError('REDIS_UNAVAILABLE', `cannot reach Redis at ${redactUrl(url)} (REDIS_URL); the queues need it`);
+  } finally {
+    probe.disconnect();
+  }
+}
+
 function waitForShutdownSignal(): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
@@ -64,4 +81,3 @@ function waitForShutdownSignal(): Promise<void> {
   });
 }
 
-export { AppError };

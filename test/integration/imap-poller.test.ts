@@ -1,0 +1,132 @@
+/**
+ * The IMAP poller against a real Dovecot: delivery over LMTP and APPEND, restarts, UIDVALIDITY
+ * changes, dropped connections; and the agent's drafts landing in the real Drafts folder.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MailboxPoller } from '../../src/imap/mailbox-poller.ts';
+import { startPoller } from '../../workers/poller.ts';
+import { customerEmail, startAgentHarness, waitFor, type AgentHarness } from '../support/agent-harness.ts';
+import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
+
+const SUPPORT = 'support@acme.example';
+let dovecot: DovecotServer;
+let h: AgentHarness;
+let poller: MailboxPoller | null = null;
+
+beforeAll(async () => {
+  dovecot = await startDovecot();
+  h = await startAgentHarness({
+    REPLY_MODE: 'draft',
+    IMAP_HOST: dovecot.host,
+    IMAP_PORT: String(dovecot.imapPort),
+    IMAP_SECURE: 'false',
+    IMAP_USER: SUPPORT,
+    IMAP_PASSWORD: 'support-pass',
+    IMAP_POLL_INTERVAL: '2s',
+  });
+  h.llm.setFallback(() => ({
+    kind: 'json',
+    content: { reply: { body: 'Thanks, we are on it.', needsHuman: false }, summary: 's', openItems: [], currentIntent: 'q', tags: [], resolved: false },
+  }));
+}, 60_000);
+
+afterAll(async () => {
+  await poller?.stop();
+  await h?.close();
+  await dovecot?.destroy();
+});
+
+const stored = (messageId: string) => h.runtime.db.message.count({ where: { messageId } });
+const inboundCount = () => h.runtime.db.message.count({ where: { direction: 'inbound' } });
+
+async function waitStored(messageId: string, what = messageId): Promise<void> {
+  await waitFor(() => stored(messageId), (n) => n === 1, 30_000, `${what} to be ingested`);
+}
+
+function mail(n: string, extra: Partial<Parameters<typeof customerEmail>[0]> = {}): { raw: string; id: string } {
+  const id = `<imap-${n}@customer.example>`;
+  return { raw: customerEmail({ from: `Customer ${n} <c${n}@customer.example>`, subject: `Question ${n}`, body: `Question number ${n}.`, messageId: id, ...extra }), id };
+}
+
+describe('the IMAP poller', () => {
+  it('ingests mail delivered over LMTP without marking it read, and puts the agent’s draft in the Drafts folder', async () => {
+    const first = mail('1');
+    await dovecot.deliver(SUPPORT, first.raw);
+    poller = startPoller(h.runtime);
+    await waitStored(first.id);
+
+    const inbox = await dovecot.list(SUPPORT, 'INBOX');
+    expect(inbox).toHaveLength(1);
+    expect(inbox[0]!.flags).not.toContain('\\Seen');
+
+    const drafts = await waitFor(() => dovecot.list(SUPPORT, 'Drafts'), (d) => d.length === 1, 30_000, 'the IMAP draft');
+    const raw = drafts[0]!.raw.toString('utf8');
+    expect(raw).toMatch(/^In-Reply-To: <imap-1@customer\.example>/m);
+    expect(raw).toMatch(/^Subject: Re: Question 1/m);
+    expect(raw).toMatch(/^Auto-Submitted: auto-replied/m);
+    expect(drafts[0]!.flags).toContain('\\Draft');
+    const draft = await h.runtime.db.draft.findFirstOrThrow({ where: { inReplyTo: first.id } });
+    expect(draft.imapAppendedAt).not.toBeNull();
+  });
+
+  it('ingests mail a person already opened (APPEND with \\Seen), found by UID not by unread state', async () => {
+    const opened = mail('2');
+    await dovecot.append(SUPPORT, 'INBOX', opened.raw, ['\\Seen']);
+    await waitStored(opened.id);
+  });
+
+  it('ingests nothing twice after the poller restarts', async () => {
+    await poller!.stop();
+    const before = await inboundCount();
+    const third = mail('3');
+    await dovecot.deliver(SUPPORT, third.raw);
+    poller = startPoller(h.runtime);
+    await waitStored(third.id);
+    expect(await inboundCount()).toBe(before + 1);
+  });
+
+  it('resynchronises by Message-ID after a UIDVALIDITY change, without duplicates', async () => {
+    const before = await inboundCount();
+    const checkpoint = await h.runtime.db.mailboxCheckpoint.findFirstOrThrow({ where: { folder: 'INBOX' } });
+    const newValidity = await dovecot.changeUidValidity(SUPPORT, 'INBOX');
+    expect(newValidity).not.toBe(checkpoint.uidValidity);
+    const fourth = mail('4');
+    await dovecot.deliver(SUPPORT, fourth.raw);
+    await waitStored(fourth.id);
+    await waitFor(
+      () => h.runtime.db.mailboxCheckpoint.findFirstOrThrow({ where: { folder: 'INBOX' } }),
+      (c) => c.uidValidity === newValidity,
+      30_000,
+      'the checkpoint to take the new UIDVALIDITY',
+    );
+    expect(await inboundCount()).toBe(before + 1);
+  });
+
+  it('recovers from a dropped connection and from a server restart', async () => {
+    await dovecot.dropConnections(SUPPORT);
+    const fifth = mail('5');
+    await dovecot.deliver(SUPPORT, fifth.raw);
+    await waitStored(fifth.id, 'mail after a dropped connection');
+
+    await dovecot.restart();
+    const sixth = mail('6');
+    await dovecot.deliver(SUPPORT, sixth.raw);
+    await waitStored(sixth.id, 'mail after a server restart');
+    const status = await h.runtime.db.mailbox.findFirstOrThrow({ where: { address: SUPPORT } });
+    expect(status.pollerConnected).toBe(true);
+  });
+
+  it('lets only one of two pollers serve the mailbox', async () => {
+    const second = startPoller(h.runtime);
+    try {
+      await new Promise<void>((resolve) => second.once('lease-waiting', () => resolve()));
+      const before = await inboundCount();
+      const batch = ['7', '8', '9'].map((n) => mail(n));
+      for (const m of batch) await dovecot.deliver(SUPPORT, m.raw);
+      for (const m of batch) await waitStored(m.id);
+      expect(await inboundCount()).toBe(before + 3);
+    } finally {
+      await second.stop();
+    }
+  });
+});
