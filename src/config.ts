@@ -94,6 +94,7 @@ const envSchema = z.object({
   // workers
   WORKER_CONCURRENCY: positiveInt.default(4),
   RECONCILE_INTERVAL: duration.default(60_000),
+  WORKER_LOCK_DURATION: duration.default(30_000),
 
   // console
   CONSOLE_HOST: z.string().default('127.0.0.1'),
@@ -165,7 +166,8 @@ export interface Config {
     replyLimitPerHour: number;
     replyLimitPerDay: number;
   };
-  worker: { concurrency: number; reconcileIntervalMs: number };
+  /** lockDuration: a job whose worker died is retried after about this long (stall detection). */
+  worker: { concurrency: number; reconcileIntervalMs: number; lockDurationMs: number };
   console: { host: string; port: number; password: string | undefined };
   logLevel: Env['LOG_LEVEL'];
 }
@@ -255,7 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       replyLimitPerHour: e.REPLY_LIMIT_PER_HOUR,
       replyLimitPerDay: e.REPLY_LIMIT_PER_DAY,
     },
-    worker: { concurrency: e.WORKER_CONCURRENCY, reconcileIntervalMs: e.RECONCILE_INTERVAL },
+    worker: { concurrency: e.WORKER_CONCURRENCY, reconcileIntervalMs: e.RECONCILE_INTERVAL, lockDurationMs: e.WORKER_LOCK_DURATION },
     console: { host: e.CONSOLE_HOST, port: e.CONSOLE_PORT, password: e.CONSOLE_PASSWORD },
     logLevel: e.LOG_LEVEL,
   };

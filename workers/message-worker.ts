@@ -31,7 +31,15 @@ function finalAttempt(job: Job | undefined, error: Error): boolean {
 export async function startWorkers(runtime: Runtime, options: { reconcileOnStart?: boolean } = {}): Promise<RunningWorkers> {
   const { config, logger } = runtime;
   const connection = runtime.redis();
-  const common = { connection, prefix: config.queuePrefix };
+  // A worker that dies mid-job (SIGKILL, power loss) stops renewing its lock; after lockDuration the
+  // job counts as stalled and another worker retries it.
+  const common = {
+    connection,
+    prefix: config.queuePrefix,
+    lockDuration: config.worker.lockDurationMs,
+    stalledInterval: config.worker.lockDurationMs,
+    maxStalledCount: 3,
+  };
 
   const turns = new Worker(
     QUEUES.turns,

@@ -157,8 +157,9 @@ async function storeParsed(
       threadId: existing.threadId,
       entityId: existing.entityId,
       outcome: 'skipped',
-      skipReason: 'duplicate',
-      skipDetail: `Message-ID seen before (${existing.id})`,
+      // The agent's own reply arriving back (a Bcc, a forwarding rule) is a loop, not just a repeat.
+      skipReason: existing.direction === 'outbound' ? 'loop' : 'duplicate',
+      skipDetail: existing.direction === 'outbound' ? "the agent's own reply came back" : `Message-ID seen before (${existing.id})`,
       text,
       stored: false,
       at,

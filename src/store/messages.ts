@@ -7,12 +7,13 @@ export interface StoredMessageRef {
   threadId: string | null;
   entityId: string | null;
   status: string;
+  direction: string;
 }
 
 export async function findStoredMessage(db: DbClient, mailboxId: string, messageId: string): Promise<StoredMessageRef | null> {
   return db.message.findUnique({
     where: { mailboxId_messageId: { mailboxId, messageId } },
-    select: { id: true, threadId: true, entityId: true, status: true },
+    select: { id: true, threadId: true, entityId: true, status: true, direction: true },
   });
 }
 
