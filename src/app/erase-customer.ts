@@ -21,7 +21,7 @@ export interface ErasureReport {
 export const REDACTED_ADDRESS = 'erased@erased.invalid';
 
 export async function eraseCustomer(db: Db, queues: JobQueues | null, entityId: string): Promise<ErasureReport> {
-  const entity = await db.entity.findUniqueOrThrow({ where: { id: entityId }, include: { addresses: true } });
+  const entity = await db.entity.findUniqueOrThrow({ where: { id: entityId }, include: { addresses: { orderBy: { address: 'asc' } } } });
   const addresses = entity.addresses.map((a) => a.address);
   const names = [entity.name, ...entity.addresses.map((a) => a.displayName)].filter((n): n is string => Boolean(n && n.length >= 3));
   const threadIds = (await db.thread.findMany({ where: { entityId }, select: { id: true } })).map((t) => t.id);

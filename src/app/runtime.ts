@@ -16,7 +16,7 @@ import { JobQueues } from '../queue/jobs.ts';
 import { createRedis } from '../queue/redis.ts';
 import { openDatabase, type Database, type Db } from '../store/database.ts';
 import { ensureMailbox, type MailboxRecord } from '../store/mailboxes.ts';
-import { applyMigrations } from '../store/migrator.ts';
+import { migrateIfNeeded } from '../store/migrator.ts';
 import type { TurnDeps } from './handle-thread-turn.ts';
 import { ingestSettings } from './ingest-settings.ts';
 import { loadPolicyFile } from './policy-file.ts';
@@ -51,7 +51,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
   const policy = await loadPolicyFile(config.memory.policyFile);
   const database = await openDatabase(config);
   try {
-    const applied = await applyMigrations(database.adapterFactory);
+    const applied = await migrateIfNeeded(database);
     if (applied.length > 0) logger.info('database migrated', { applied });
   } catch (error) {
     await database.close();

@@ -4,7 +4,7 @@
  * fixed, documented order (README "Context and token budget"). Pure.
  */
 import { createHash } from 'node:crypto';
-import { renderProfileView } from './profile-view.ts';
+import { activeFacts, renderProfileView } from './profile-view.ts';
 import { countTokens, truncateToTokens, truncateToTokensFromEnd } from './tokens.ts';
 import type { IncomingEmail, ProfileState, ThreadState } from './types.ts';
 
@@ -92,7 +92,7 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
     .digest('hex')
     .slice(0, 10);
   // Weakest facts go first when trimming: email-learned facts by confidence, trusted ones last.
-  const facts = [...(input.profile?.facts ?? [])].sort(
+  const facts = (input.profile ? activeFacts(input.profile, input.now) : []).sort(
     (a, b) => Number(b.origin !== 'email') - Number(a.origin !== 'email') || b.confidence - a.confidence,
   );
   const latest = input.emails.at(-1);

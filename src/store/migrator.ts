@@ -10,6 +10,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import type { MigrationList } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { AppError } from '../errors.ts';
+import type { Database } from './database.ts';
 import { openSchemaEngine, type SchemaEngine } from './schema-engine.ts';
 
 export const PRISMA_DIR = path.resolve(import.meta.dirname, '../../prisma');
@@ -133,4 +134,22 @@ export async function createMigration(name: string, dir: string = MIGRATIONS_DIR
   } finally {
     await pglite.close();
   }
+}
+
+/**
+ * Applies pending migrations, skipping the (slow to load) schema engine when the history table
+ * already lists every migration in the folder: the common case at every start.
+ */
+export async function migrateIfNeeded(database: Database, dir: string = MIGRATIONS_DIR): Promise<string[]> {
+  const wanted = (await readMigrationList(dir)).migrationDirectories.map((d) => d.path);
+  const applied = await database.prisma
+    .$queryRawUnsafe<Array<{ migration_name: string }>>(
+      'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    )
+    .then(
+      (rows) => new Set(rows.map((r) => r.migration_name)),
+      () => new Set<string>(), // no history table yet: a new database
+    );
+  if (wanted.every((name) => applied.has(name))) return [];
+  return applyMigrations(database.adapterFactory, dir);
 }

@@ -97,3 +97,44 @@ describe('the support-agent command line', () => {
     expect(result.stderr).toMatch(/REDIS_UNAVAILABLE: cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
   });
 });
+
+describe('the operator commands', () => {
+  it('import, facts set, profile, why, link and erase work on the configured database', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const dir = await tempDir();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(path.join(dir, 'crm.csv'), 'email,account_tier\nalice@example.com,premium\n');
+    const env = { DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_PREFIX: `cli-${Date.now()}` };
+
+    expect((await run(['import', path.join(dir, 'crm.csv')], env)).stdout).toMatch(/Imported 1 fact\(s\) for 1 customer\(s\)/);
+    expect((await run(['facts', 'set', 'alice@example.com', 'preferred_contact_time', 'evenings'], env)).stdout).toMatch(/Set preferred_contact_time for e_/);
+    expect((await run(['link', 'alice.private@gmail.com', 'alice@example.com'], env)).stdout).toMatch(/alice\.private@gmail\.com now belongs to e_/);
+
+    const profile = JSON.parse((await run(['profile', 'alice.private@gmail.com'], env)).stdout) as Record<string, unknown>;
+    expect(profile).toMatchObject({ account_tier: 'premium', preferred_contact_time: 'evenings', addresses: ['alice.private@gmail.com', 'alice@example.com'] });
+
+    const why = await run(['why', 'alice@example.com', 'account_tier'], env);
+    expect(why.stdout).toMatch(/ACCEPTED {2}account_tier = "premium"/);
+    expect(why.stdout).toMatch(/rule: trusted-import/);
+
+    expect((await run(['erase', 'alice@example.com'], env)).code).toBe(2);
+    const erased = await run(['erase', 'alice@example.com', '--yes'], env);
+    expect(erased.stdout).toMatch(/Erased e_\S+ \(alice\.private@gmail\.com, alice@example\.com\)/);
+    const gone = await run(['profile', 'alice@example.com'], env);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/no customer matches "alice@example\.com"/);
+  }, 180_000);
+
+  it('refuses to start with an invalid promotion policy, naming the problem', async () => {
+    const dir = await tempDir();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(path.join(dir, 'policy.json'), JSON.stringify({ version: '1', categories: {} }));
+    const result = await run(['replay', path.resolve(import.meta.dirname, '../../fixtures/emails/corpus/001-gmail-invoice-double-charge-with-pdf.eml')], {
+      DATA_DIR: dir,
+      PROMOTION_POLICY_FILE: path.join(dir, 'policy.json'),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/POLICY_INVALID: PROMOTION_POLICY_FILE .*policy\.json: /);
+  });
+});

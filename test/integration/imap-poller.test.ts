@@ -3,7 +3,11 @@
  * changes, dropped connections; and the agent's drafts landing in the real Drafts folder.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MailboxPoller } from '../../src/imap/mailbox-poller.ts';
+import { MailboxPoller, PROCESSED_KEYWORD } from '../../src/imap/mailbox-poller.ts';
+import { createPollerStore } from '../../src/imap/poller-store.ts';
+import { ingestRawMessage } from '../../src/ingest/ingest-message.ts';
+import { silentLogger } from '../../src/logger.ts';
+import { ensureMailbox } from '../../src/store/mailboxes.ts';
 import { startPoller } from '../../workers/poller.ts';
 import { customerEmail, startAgentHarness, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
@@ -127,6 +131,38 @@ describe('the IMAP poller', () => {
       expect(await inboundCount()).toBe(before + 3);
     } finally {
       await second.stop();
+    }
+  });
+
+  it.each(['flag', 'move'] as const)('optionally marks processed mail: %s', async (action) => {
+    const address = 'other@acme.example';
+    const folder = action === 'move' ? 'Processed' : 'INBOX';
+    const mailbox = await ensureMailbox(h.runtime.db, `${action}-${address}`);
+    const own = new MailboxPoller({
+      imap: {
+        host: dovecot.host, port: dovecot.imapPort, secure: false, rejectUnauthorized: true, user: address, password: 'other-pass',
+        folders: ['INBOX'], pollIntervalMs: 2000, idle: true, processedAction: action, processedFolder: 'Processed',
+      },
+      store: createPollerStore(h.runtime.db, mailbox.id),
+      ingest: (raw, source, receivedAt) =>
+        ingestRawMessage({ db: h.runtime.db, mailbox, settings: { ...h.runtime.ingest, supportAddress: address }, logger: silentLogger }, raw, source, { receivedAt }),
+      logger: silentLogger,
+    });
+    const message = mail(`${action}-processed`);
+    await dovecot.deliver(address, message.raw);
+    own.start();
+    try {
+      await waitStored(message.id);
+      const marked = await waitFor(
+        () => dovecot.list(address, folder),
+        (list) => list.some((m) => m.raw.toString().includes(message.id) && (action === 'move' || m.flags.includes(PROCESSED_KEYWORD))),
+        30_000,
+        `the message to be ${action === 'move' ? 'moved' : 'flagged'}`,
+      );
+      expect(marked.length).toBeGreaterThan(0);
+      if (action === 'move') expect((await dovecot.list(address, 'INBOX')).some((m) => m.raw.toString().includes(message.id))).toBe(false);
+    } finally {
+      await own.stop();
     }
   });
 });
