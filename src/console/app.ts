@@ -1,0 +1,100 @@
+/**
+ * The console's HTTP application and its route table: every page and action is listed here, in
+ * one place. Everything but the login form and the stylesheet sits behind the login; every form
+ * post behind the CSRF check.
+ */
+import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Runtime } from '../app/runtime.ts';
+import { AppError, describeError, isAppError } from '../errors.ts';
+import { requireLogin, SessionStore } from './auth.ts';
+import { BULL_BOARD_PATH, bullBoardApp } from './bull-board.ts';
+import type { ConsoleContext, ConsoleEnv, Session } from './context.ts';
+import { sameOriginOnly, verifyCsrf } from './csrf.ts';
+import { html } from './html.ts';
+import { renderPage } from './layout.ts';
+import { customersPage } from './pages/customers.ts';
+import { approveAction, discardAction, draftsPage, editAction } from './pages/drafts.ts';
+import { eraseAction, eraseConfirmPage } from './pages/erase.ts';
+import { healthPage } from './pages/health.ts';
+import { loginRoutes } from './pages/login.ts';
+import { correctFactAction, deleteFactAction, profilePage, setFactAction } from './pages/profile.ts';
+import { originalMessageDownload, originalMessagePage, threadPage } from './pages/thread.ts';
+import { securityHeaders } from './security-headers.ts';
+import { STYLESHEET, STYLESHEET_PATH } from './styles.ts';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+function errorPage(c: ConsoleContext, status: 400 | 403 | 404 | 409 | 500, title: string, message: string): Response {
+  // The session is unset when the error happened before the login check.
+  const session = (c.var as { session?: Session }).session ?? null;
+  const body = html`<h1>${title}</h1><p>${message}</p><p><a href="/drafts">Back to the drafts</a></p>`;
+  return c.html(renderPage({ title, section: null, session, body }), status);
+}
+
+function handleError(error: unknown, c: ConsoleContext): Response {
+  if (isAppError(error, 'NOT_FOUND')) return errorPage(c, 404, 'Not found', error.message);
+  if (isAppError(error, 'INPUT_INVALID')) return errorPage(c, 400, 'That did not work', error.message);
+  if (isAppError(error, 'CONFLICT')) return errorPage(c, 409, 'Changed meanwhile', `${error.message}. Reload the page and try again.`);
+  c.get('runtime').logger.error('console request failed', { method: c.req.method, path: new URL(c.req.url).pathname, error: describeError(error) });
+  return errorPage(c, 500, 'Something went wrong', 'The console could not complete this request; the details are in the log.');
+}
+
+export function createConsoleApp(runtime: Runtime, password: string): Hono<ConsoleEnv> {
+  if (!password) throw new AppError('CONFIG_INVALID', 'the console needs CONSOLE_PASSWORD');
+  const sessions = new SessionStore();
+  const login = loginRoutes(password, sessions);
+  const app = new Hono<ConsoleEnv>();
+
+  app.use('*', securityHeaders(BULL_BOARD_PATH, new Set([STYLESHEET_PATH])));
+  app.use('*', async (c, next) => {
+    c.set('runtime', runtime);
+    await next();
+  });
+  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('The form is too large.', 413) }));
+  app.onError(handleError);
+  app.notFound((c) => errorPage(c, 404, 'Not found', 'There is no page here.'));
+
+  // Open to everyone: the stylesheet and the login form.
+  app.get(STYLESHEET_PATH, (c) =>
+    c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' }),
+  );
+  app.get('/login', login.show);
+  app.post('/login', login.submit);
+
+  // Everything below needs a session; form posts need its token, Bull Board's API calls our origin.
+  app.use('*', requireLogin(sessions));
+  const formCheck = verifyCsrf();
+  const boardCheck = sameOriginOnly();
+  const csrfCheck: MiddlewareHandler<ConsoleEnv> = (c, next) => {
+    const path = new URL(c.req.url).pathname;
+    return path === BULL_BOARD_PATH || path.startsWith(`${BULL_BOARD_PATH}/`) ? boardCheck(c, next) : formCheck(c, next);
+  };
+  app.use('*', csrfCheck);
+
+  app.get('/', (c) => c.redirect('/drafts', 303));
+  app.post('/logout', login.logout);
+
+  app.get('/drafts', draftsPage);
+  app.post('/drafts/:id/approve', approveAction);
+  app.post('/drafts/:id/edit', editAction);
+  app.post('/drafts/:id/discard', discardAction);
+
+  app.get('/threads/:id', threadPage);
+  app.get('/messages/:id/original', originalMessagePage);
+  app.get('/messages/:id/original.eml', originalMessageDownload);
+
+  app.get('/customers', customersPage);
+  app.get('/customers/:id', profilePage);
+  app.post('/customers/:id/facts', setFactAction);
+  app.get('/customers/:id/erase', eraseConfirmPage);
+  app.post('/customers/:id/erase', eraseAction);
+  app.post('/facts/:id/correct', correctFactAction);
+  app.post('/facts/:id/delete', deleteFactAction);
+
+  app.get('/health', healthPage);
+  app.get(`${BULL_BOARD_PATH}/`, (c) => c.redirect(BULL_BOARD_PATH, 308));
+  app.route(BULL_BOARD_PATH, bullBoardApp(runtime.queues()));
+
+  return app;
+}

@@ -1,0 +1,196 @@
+/**
+ * Drafts to review, newest first, each beside its thread's notes and the customer's words, with
+ * approve, edit-then-send and discard. Drafts the agent flagged for a human stand out.
+ */
+import { z } from 'zod';
+import { AppError } from '../../errors.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import { jsonStringArray } from '../../store/client.ts';
+import type { ConsoleContext, Session } from '../context.ts';
+import { csrfField } from '../csrf.ts';
+import { approveDraft, discardDraft, editAndSendDraft, editDraft, type DraftActionResult } from '../draft-actions.ts';
+import { formText, readForm, readParam } from '../forms.ts';
+import { heading, html, list, mailText, time, type SafeHtml } from '../html.ts';
+import { readNotice, renderPage, type NoticeCode } from '../layout.ts';
+
+const PAGE_SIZE = 50;
+
+/** What a draft card shows; loaded by this page and the thread page alike. */
+export const draftCardInclude = {
+  thread: {
+    select: {
+      id: true,
+      summary: true,
+      openItems: true,
+      currentIntent: true,
+      tags: true,
+      entity: { select: { id: true, name: true, key: true } },
+    },
+  },
+  turn: {
+    select: {
+      messages: {
+        where: { direction: 'inbound' },
+        orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }],
+        select: { id: true, fromAddress: true, fromName: true, extractedText: true },
+      },
+    },
+  },
+} satisfies Prisma.DraftInclude;
+
+export type DraftCardData = Prisma.DraftGetPayload<{ include: typeof draftCardInclude }>;
+
+export type ReturnTo = 'drafts' | 'thread';
+
+function customerLabel(entity: DraftCardData['thread']['entity'], address: string): string {
+  return entity.name ? `${entity.name} <${address}>` : address;
+}
+
+function statusBadge(status: string): SafeHtml {
+  const tone = status === 'sent' ? 'badge-ok' : status === 'failed' ? 'badge-bad' : '';
+  return html`<span class="badge ${tone}">${status}</span>`;
+}
+
+function draftActions(draft: DraftCardData, session: Session, returnTo: ReturnTo, canSend: boolean): SafeHtml {
+  const titleId = `draft-${draft.id}-title`;
+  const hidden = html`${csrfField(session)}<input type="hidden" name="from" value="${returnTo}">`;
+  return html`
+  <div class="actions">
+    <form method="post" action="/drafts/${draft.id}/approve">${hidden}
+      <button type="submit" class="primary" aria-describedby="${titleId}">Approve and send</button>
+    </form>
+    <form method="post" action="/drafts/${draft.id}/discard">${hidden}
+      <button type="submit" class="danger" aria-describedby="${titleId}">Discard</button>
+    </form>
+  </div>
+  ${canSend ? '' : html`<p class="muted">Sending is not configured (SMTP_HOST), so approving will not send.</p>`}
+  <details>
+    <summary>Edit before sending</summary>
+    <form method="post" action="/drafts/${draft.id}/edit">${hidden}
+      <label for="body-${draft.id}">Reply to ${draft.toAddress}</label>
+      <textarea id="body-${draft.id}" name="body" rows="12" spellcheck="true">
+${draft.body}</textarea>
+      <div class="actions">
+        <button type="submit" name="then" value="send" class="primary" aria-describedby="${titleId}">Save and send</button>
+        <button type="submit" name="then" value="save" aria-describedby="${titleId}">Save draft</button>
+      </div>
+    </form>
+  </details>`;
+}
+
+/** One draft beside its context; actions only while it is still a draft. */
+export function draftCard(draft: DraftCardData, session: Session, returnTo: ReturnTo, canSend: boolean, headingLevel: 2 | 3 = 2): SafeHtml {
+  const titleId = `draft-${draft.id}-title`;
+  const { thread } = draft;
+  const sub = headingLevel === 2 ? 3 : 4;
+  const tags = jsonStringArray(thread.tags);
+  return html`
+<article class="card${draft.needsHuman ? ' needs-human' : ''}" id="draft-${draft.id}" aria-labelledby="${titleId}">
+  ${heading(headingLevel, draft.subject, titleId)}
+  <p>
+    ${draft.needsHuman ? html`<span class="badge badge-human">Needs a human</span> ` : ''}${statusBadge(draft.status)}
+    To <a href="/customers/${thread.entity.id}">${customerLabel(thread.entity, draft.toAddress)}</a>
+    · drafted ${time(draft.createdAt)}${draft.sentAt ? html` · sent ${time(draft.sentAt)}` : ''}
+    ${returnTo === 'drafts' ? html`· <a href="/threads/${thread.id}" aria-describedby="${titleId}">Open thread</a>` : ''}
+  </p>
+  ${draft.error ? html`<p class="notice notice-error">Last error: ${draft.error}</p>` : ''}
+  <div class="draft-grid">
+    <section aria-label="Draft reply">
+      ${heading(sub, 'Draft reply')}
+      ${mailText(draft.body)}
+      ${draft.status === 'draft' ? draftActions(draft, session, returnTo, canSend) : ''}
+    </section>
+    <aside class="context" aria-label="Thread context">
+      ${heading(sub, 'Customer wrote')}
+      ${draft.turn.messages.length === 0
+        ? html`<p class="muted">No message recorded for this turn.</p>`
+        : draft.turn.messages.map((m) => mailText(m.extractedText))}
+      ${heading(sub, 'Thread summary')}
+      ${thread.summary ? html`<p>${thread.summary}</p>` : html`<p class="muted">none yet</p>`}
+      ${heading(sub, 'Open items')}
+      ${list(jsonStringArray(thread.openItems))}
+      <p>Intent: ${thread.currentIntent || html`<span class="muted">unknown</span>`}${tags.length ? html` · Tags: ${tags.join(', ')}` : ''}</p>
+    </aside>
+  </div>
+</article>`;
+}
+
+export async function draftsPage(c: ConsoleContext): Promise<Response> {
+  const runtime = c.get('runtime');
+  const { db } = runtime;
+  const [drafts, waiting, handled] = await Promise.all([
+    db.draft.findMany({ where: { status: 'draft' }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: PAGE_SIZE, include: draftCardInclude }),
+    db.draft.count({ where: { status: 'draft' } }),
+    db.draft.findMany({
+      where: { status: { not: 'draft' } },
+      orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+      take: 20,
+      select: { id: true, threadId: true, toAddress: true, subject: true, status: true, sentAt: true, updatedAt: true, error: true, needsHuman: true },
+    }),
+  ]);
+  const canSend = Boolean(runtime.config.smtp.host);
+  const session = c.get('session');
+  const body = html`
+<h1>Drafts to review</h1>
+${canSend ? '' : html`<p class="notice notice-warning">Sending is not configured (SMTP_HOST is not set): drafts can be edited or discarded, not sent from here.</p>`}
+<p>${waiting === 0 ? 'Nothing waits for review.' : `${waiting} draft${waiting === 1 ? '' : 's'} waiting, newest first${waiting > PAGE_SIZE ? ` (showing the newest ${PAGE_SIZE})` : ''}.`}</p>
+${drafts.map((d) => draftCard(d, session, 'drafts', canSend))}
+<h2>Recently handled</h2>
+${handled.length === 0
+  ? html`<p class="muted">Nothing yet.</p>`
+  : html`<div class="table-wrap"><table>
+  <caption class="sr-only">Drafts already approved, sent, discarded or failed</caption>
+  <thead><tr><th scope="col">Subject</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
+  <tbody>${handled.map(
+    (d) => html`<tr id="handled-${d.id}">
+      <td><a href="/threads/${d.threadId}#draft-${d.id}">${d.subject}</a>${d.needsHuman ? html` <span class="badge badge-human">Needs a human</span>` : ''}</td>
+      <td>${d.toAddress}</td>
+      <td>${statusBadge(d.status)}${d.error ? html`<br><span class="muted">${d.error}</span>` : ''}</td>
+      <td>${time(d.sentAt ?? d.updatedAt)}</td>
+    </tr>`,
+  )}</tbody></table></div>`}`;
+  return c.html(renderPage({ title: 'Drafts to review', section: 'drafts', session, notice: readNotice(c), body }));
+}
+
+const returnField = z.enum(['drafts', 'thread']).default('drafts');
+const actionForm = z.object({ from: returnField }).loose();
+const editForm = z.object({
+  from: returnField,
+  body: formText(100_000).refine((s) => s.trim().length > 0, 'must not be empty'),
+  then: z.enum(['save', 'send']).default('save'),
+}).loose();
+
+const OUTCOME: Record<Exclude<DraftActionResult, 'not-found' | 'done'>, NoticeCode> = {
+  'not-a-draft': 'not-a-draft',
+  'smtp-missing': 'smtp-missing',
+};
+
+async function afterAction(c: ConsoleContext, draftId: string, result: DraftActionResult, done: NoticeCode, returnTo: ReturnTo): Promise<Response> {
+  if (result === 'not-found') throw new AppError('NOT_FOUND', 'that draft no longer exists');
+  const notice = result === 'done' ? done : OUTCOME[result];
+  if (returnTo === 'thread') {
+    const draft = await c.get('runtime').db.draft.findUnique({ where: { id: draftId }, select: { threadId: true } });
+    if (draft) return c.redirect(`/threads/${draft.threadId}?notice=${notice}#draft-${draftId}`, 303);
+  }
+  return c.redirect(`/drafts?notice=${notice}`, 303);
+}
+
+export async function approveAction(c: ConsoleContext): Promise<Response> {
+  const draftId = readParam(c, 'id');
+  const form = await readForm(c, actionForm);
+  return afterAction(c, draftId, await approveDraft(c.get('runtime'), draftId), 'approved', form.from);
+}
+
+export async function discardAction(c: ConsoleContext): Promise<Response> {
+  const draftId = readParam(c, 'id');
+  const form = await readForm(c, actionForm);
+  return afterAction(c, draftId, await discardDraft(c.get('runtime'), draftId), 'discarded', form.from);
+}
+
+export async function editAction(c: ConsoleContext): Promise<Response> {
+  const draftId = readParam(c, 'id');
+  const form = await readForm(c, editForm);
+  const runtime = c.get('runtime');
+  const result = form.then === 'send' ? await editAndSendDraft(runtime, draftId, form.body) : await editDraft(runtime, draftId, form.body);
+  return afterAction(c, draftId, result, form.then === 'send' ? 'edited-sent' : 'saved', form.from);
+}

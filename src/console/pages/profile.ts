@@ -1,0 +1,247 @@
+/**
+ * A customer's durable profile and why it says what it says: active facts with confidence,
+ * source, evidence and expiry; past threads; open commitments; the full promotion decision trail.
+ * An operator corrects, deletes or sets facts here (recorded in the trail as operator changes).
+ */
+import { z } from 'zod';
+import { correctFact, deleteFact, setTrustedFact } from '../../app/profile-admin.ts';
+import { AppError } from '../../errors.ts';
+import { isProtectedKey } from '../../memory/promotion-policy.ts';
+import { FACT_CATEGORIES } from '../../memory/types.ts';
+import type { ConsoleContext, Session } from '../context.ts';
+import { csrfField } from '../csrf.ts';
+import { formText, readForm, readParam } from '../forms.ts';
+import { html, time, type SafeHtml } from '../html.ts';
+import { readNotice, renderPage } from '../layout.ts';
+
+const ACTOR = 'console';
+
+interface FactRow {
+  id: string;
+  key: string;
+  value: string;
+  category: string;
+  confidence: number;
+  origin: string;
+  sourceMessageId: string | null;
+  sourceThreadId: string | null;
+  evidence: string | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  validUntil: Date | null;
+  status: string;
+}
+
+/** Facts name their source by RFC Message-ID; this finds our row for a link. */
+type SourceLinks = Map<string, { id: string; threadId: string | null }>;
+
+function sourceCell(fact: FactRow, sources: SourceLinks): SafeHtml {
+  const source = fact.sourceMessageId ? sources.get(fact.sourceMessageId) : undefined;
+  if (source?.threadId) return html`<a href="/threads/${source.threadId}#message-${source.id}">message ${fact.sourceMessageId}</a>`;
+  if (fact.sourceThreadId) return html`<a href="/threads/${fact.sourceThreadId}">thread</a>${fact.sourceMessageId ? html` (${fact.sourceMessageId})` : ''}`;
+  return html`${fact.sourceMessageId ?? fact.origin}`;
+}
+
+function factCard(fact: FactRow, sources: SourceLinks, session: Session, protectedKey: boolean): SafeHtml {
+  const titleId = `fact-${fact.id}-title`;
+  return html`
+<article class="card" id="fact-${fact.id}" aria-labelledby="${titleId}">
+  <h3 id="${titleId}">${fact.key}: ${fact.value}</h3>
+  <dl class="facts">
+    <dt>Category</dt><dd>${fact.category}${protectedKey ? html` <span class="badge">protected</span>` : ''}</dd>
+    <dt>Confidence</dt><dd>${fact.confidence.toFixed(2)}</dd>
+    <dt>Origin</dt><dd>${fact.origin}</dd>
+    <dt>Source</dt><dd>${sourceCell(fact, sources)}</dd>
+    <dt>Evidence</dt><dd>${fact.evidence ? html`<q>${fact.evidence}</q>` : html`<span class="muted">none</span>`}</dd>
+    <dt>Since</dt><dd>${time(fact.createdAt)}</dd>
+    <dt>Expires</dt><dd>${fact.expiresAt ? time(fact.expiresAt) : 'never'}</dd>
+  </dl>
+  <div class="actions">
+    <form method="post" action="/facts/${fact.id}/correct" class="inline-form">${csrfField(session)}
+      <div><label for="correct-${fact.id}">Correct ${fact.key}</label>
+      <input type="text" id="correct-${fact.id}" name="value" value="${fact.value}" required maxlength="500"></div>
+      <button type="submit">Save correction</button>
+    </form>
+    <form method="post" action="/facts/${fact.id}/delete">${csrfField(session)}
+      <button type="submit" class="danger" aria-describedby="${titleId}">Delete fact</button>
+    </form>
+  </div>
+</article>`;
+}
+
+function setFactForm(entityId: string, knownKeys: readonly string[], session: Session): SafeHtml {
+  return html`
+<form method="post" action="/customers/${entityId}/facts" class="card">
+  ${csrfField(session)}
+  <p class="muted">Operator facts are trusted: this is one of only two ways (with an import) to set protected keys such as account_tier.</p>
+  <label for="fact-key">Key (snake_case)</label>
+  <input type="text" id="fact-key" name="key" list="known-keys" required maxlength="80" autocomplete="off">
+  <datalist id="known-keys">${knownKeys.map((k) => html`<option value="${k}"></option>`)}</datalist>
+  <label for="fact-value">Value</label>
+  <input type="text" id="fact-value" name="value" required maxlength="500">
+  <label for="fact-category">Category</label>
+  <select id="fact-category" name="category">
+    <option value="">from the policy</option>
+    ${FACT_CATEGORIES.map((cat) => html`<option value="${cat}">${cat}</option>`)}
+  </select>
+  <label for="fact-expires">Expires on (optional)</label>
+  <input type="date" id="fact-expires" name="expires">
+  <div class="actions"><button type="submit" class="primary">Set fact</button></div>
+</form>`;
+}
+
+export async function profilePage(c: ConsoleContext): Promise<Response> {
+  const entityId = readParam(c, 'id');
+  const { db, policy, mailbox } = c.get('runtime');
+  const entity = await db.entity.findUnique({
+    where: { id: entityId },
+    include: { addresses: { orderBy: { address: 'asc' } } },
+  });
+  if (!entity) throw new AppError('NOT_FOUND', 'no such customer (they may have been erased)');
+  const [facts, threads, commitments, decisions] = await Promise.all([
+    db.profileFact.findMany({ where: { entityId }, orderBy: [{ key: 'asc' }, { createdAt: 'desc' }] }),
+    db.thread.findMany({
+      where: { entityId },
+      orderBy: { lastMessageAt: 'desc' },
+      take: 100,
+      select: { id: true, subject: true, topic: true, status: true, lastMessageAt: true, closedAt: true },
+    }),
+    db.commitment.findMany({ where: { entityId, status: 'open' }, orderBy: { createdAt: 'asc' } }),
+    db.promotionDecision.findMany({
+      where: { entityId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: 300,
+      include: { run: { select: { threadId: true, trigger: true } } },
+    }),
+  ]);
+  const sourceIds = [...new Set(facts.map((f) => f.sourceMessageId).filter((id): id is string => id !== null))];
+  const sourceRows = sourceIds.length
+    ? await db.message.findMany({ where: { mailboxId: mailbox.id, messageId: { in: sourceIds } }, select: { id: true, threadId: true, messageId: true } })
+    : [];
+  const sources: SourceLinks = new Map(sourceRows.map((m) => [m.messageId, { id: m.id, threadId: m.threadId }]));
+  const active = facts.filter((f) => f.status === 'active');
+  const history = facts.filter((f) => f.status !== 'active');
+  const knownKeys = [...new Set([...Object.keys(policy.keys), ...policy.protectedKeys.keys])].sort();
+  const session = c.get('session');
+  const name = entity.name ?? entity.key;
+
+  const body = html`
+<h1>${name}</h1>
+<p>${entity.kind === 'domain' ? 'Customer domain' : 'Customer'} · key ${entity.key} · since ${time(entity.createdAt)}</p>
+<p>Addresses: ${entity.addresses.map((a) => a.address).join(', ') || html`<span class="muted">none</span>`}</p>
+
+<section aria-labelledby="facts-title" id="facts">
+  <h2 id="facts-title">Active facts (${active.length})</h2>
+  ${active.length === 0 ? html`<p class="muted">No active facts.</p>` : active.map((f) => factCard(f, sources, session, isProtectedKey(policy, f.key)))}
+  <details${active.length === 0 ? html` open` : ''}>
+    <summary>Set a fact (including protected facts)</summary>
+    ${setFactForm(entity.id, knownKeys, session)}
+  </details>
+  ${history.length === 0
+    ? ''
+    : html`<details><summary>Earlier values (${history.length})</summary>
+    <ul>${history.map((f) => html`<li>${f.key}: ${f.value} <span class="badge">${f.status}</span> (${f.origin}, until ${time(f.validUntil)})</li>`)}</ul>
+  </details>`}
+</section>
+
+<section aria-labelledby="threads-title">
+  <h2 id="threads-title">Threads (${threads.length})</h2>
+  ${threads.length === 0
+    ? html`<p class="muted">No threads.</p>`
+    : html`<div class="table-wrap"><table>
+    <thead><tr><th scope="col">Subject</th><th scope="col">Topic</th><th scope="col">Status</th><th scope="col">Last message</th></tr></thead>
+    <tbody>${threads.map(
+      (t) => html`<tr><td><a href="/threads/${t.id}">${t.subject || '(no subject)'}</a></td><td>${t.topic ?? html`<span class="muted">not promoted yet</span>`}</td>
+      <td>${t.status}</td><td>${time(t.lastMessageAt)}</td></tr>`,
+    )}</tbody></table></div>`}
+</section>
+
+<section aria-labelledby="commitments-title">
+  <h2 id="commitments-title">Outstanding commitments (${commitments.length})</h2>
+  ${commitments.length === 0
+    ? html`<p class="muted">None.</p>`
+    : html`<ul>${commitments.map((m) => html`<li>${m.text}${m.due ? html` (due ${m.due})` : ''} · <a href="/threads/${m.threadId}">thread</a></li>`)}</ul>`}
+</section>
+
+<section aria-labelledby="trail-title">
+  <h2 id="trail-title">Decision trail (${decisions.length})</h2>
+  <p class="muted">Every candidate fact and operator change, accepted or rejected, with the rule that decided it. Newest first.</p>
+  ${decisions.length === 0
+    ? html`<p class="muted">No decisions yet.</p>`
+    : html`<div class="table-wrap"><table>
+    <thead><tr><th scope="col">When</th><th scope="col">Decision</th><th scope="col">Fact</th><th scope="col">Rule</th><th scope="col">Origin</th><th scope="col">Evidence</th></tr></thead>
+    <tbody>${decisions.map(
+      (d) => html`<tr id="decision-${d.id}">
+        <td>${time(d.createdAt)}</td>
+        <td class="${d.accepted ? 'accepted' : 'rejected'}">${d.accepted ? 'accepted' : 'rejected'}</td>
+        <td>${d.key} = ${d.value}<br><span class="muted">${d.category}, confidence ${d.confidence.toFixed(2)}${d.explicit ? ', stated explicitly' : ''}</span></td>
+        <td><strong>${d.rule}</strong><br>${d.reason}</td>
+        <td>${d.origin}${d.run ? html`<br><a href="/threads/${d.run.threadId}">thread</a> (${d.run.trigger})` : ''}</td>
+        <td>${d.evidence ? html`<q>${d.evidence}</q>` : ''}${d.sourceMessageId ? html`<br><span class="muted">${d.sourceMessageId}</span>` : ''}</td>
+      </tr>`,
+    )}</tbody></table></div>`}
+</section>
+
+<section aria-labelledby="erase-title">
+  <h2 id="erase-title">Erase</h2>
+  <p>Erasing deletes this customer's profile, threads, messages, drafts, decisions and queued jobs. It cannot be undone.</p>
+  <p><a class="button" href="/customers/${entity.id}/erase">Erase this customer…</a></p>
+</section>`;
+  return c.html(renderPage({ title: name, section: 'customers', session, notice: readNotice(c), body }));
+}
+
+const emptyToUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+const setFactSchema = z
+  .object({
+    key: z.string().trim().min(1).max(80),
+    value: formText(500),
+    category: z.preprocess(emptyToUndefined, z.enum(FACT_CATEGORIES as unknown as [string, ...string[]]).optional()),
+    expires: z.preprocess(emptyToUndefined, z.iso.date().optional()),
+  })
+  .loose();
+
+const correctSchema = z.object({ value: formText(500) }).loose();
+
+export async function setFactAction(c: ConsoleContext): Promise<Response> {
+  const entityId = readParam(c, 'id');
+  const form = await readForm(c, setFactSchema);
+  const { db, policy } = c.get('runtime');
+  if (!(await db.entity.count({ where: { id: entityId } }))) throw new AppError('NOT_FOUND', 'no such customer');
+  // A date means "valid through that day" (UTC).
+  const expiresAt = form.expires ? new Date(`${form.expires}T23:59:59.999Z`) : null;
+  await setTrustedFact(db, policy, entityId, {
+    key: form.key,
+    value: form.value,
+    ...(form.category ? { category: form.category } : {}),
+    expiresAt,
+    origin: 'operator',
+    actor: ACTOR,
+  });
+  return c.redirect(`/customers/${entityId}?notice=fact-set#facts`, 303);
+}
+
+/** The fact's customer, and whether the fact can still be changed (a second click finds it changed). */
+async function factOwner(c: ConsoleContext, factId: string): Promise<{ entityId: string; active: boolean }> {
+  const fact = await c.get('runtime').db.profileFact.findUnique({ where: { id: factId }, select: { entityId: true, status: true } });
+  if (!fact) throw new AppError('NOT_FOUND', 'no such fact');
+  return { entityId: fact.entityId, active: fact.status === 'active' };
+}
+
+export async function correctFactAction(c: ConsoleContext): Promise<Response> {
+  const factId = readParam(c, 'id');
+  const form = await readForm(c, correctSchema);
+  const { entityId, active } = await factOwner(c, factId);
+  if (!active) return c.redirect(`/customers/${entityId}?notice=fact-stale#facts`, 303);
+  const { db, policy } = c.get('runtime');
+  await correctFact(db, policy, factId, form.value, ACTOR);
+  return c.redirect(`/customers/${entityId}?notice=fact-corrected#facts`, 303);
+}
+
+export async function deleteFactAction(c: ConsoleContext): Promise<Response> {
+  const factId = readParam(c, 'id');
+  const { entityId, active } = await factOwner(c, factId);
+  if (!active) return c.redirect(`/customers/${entityId}?notice=fact-stale#facts`, 303);
+  await deleteFact(c.get('runtime').db, factId, ACTOR);
+  return c.redirect(`/customers/${entityId}?notice=fact-deleted#facts`, 303);
+}

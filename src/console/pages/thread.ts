@@ -1,0 +1,151 @@
+/**
+ * One thread as the agent sees it: its notes (summary, open items, intent, tags, status), every
+ * message's new text with the original one click away, its replies, and each turn's prompt and
+ * token counts, so a reviewer can see exactly what the model was given.
+ */
+import { AppError } from '../../errors.ts';
+import { jsonStringArray } from '../../store/client.ts';
+import type { ConsoleContext } from '../context.ts';
+import { readParam } from '../forms.ts';
+import { html, list, mailText, time, type SafeHtml } from '../html.ts';
+import { readNotice, renderPage } from '../layout.ts';
+import { draftCard, draftCardInclude } from './drafts.ts';
+
+const RAW_DISPLAY_LIMIT = 1_000_000;
+
+type MessageRow = {
+  id: string;
+  direction: string;
+  fromAddress: string | null;
+  fromName: string | null;
+  toAddresses: unknown;
+  sentAt: Date | null;
+  receivedAt: Date;
+  status: string;
+  classification: string;
+  skipReason: string | null;
+  skipDetail: string | null;
+  authDmarc: string | null;
+  extractedText: string;
+};
+
+function sender(m: Pick<MessageRow, 'fromAddress' | 'fromName'>): string {
+  if (!m.fromAddress) return 'unknown sender';
+  return m.fromName ? `${m.fromName} <${m.fromAddress}>` : m.fromAddress;
+}
+
+function messageCard(m: MessageRow): SafeHtml {
+  const titleId = `message-${m.id}-title`;
+  return html`
+<article class="card" id="message-${m.id}" aria-labelledby="${titleId}">
+  <h3 id="${titleId}">${m.direction === 'outbound' ? 'Agent reply' : 'Customer'}: ${sender(m)}</h3>
+  <p>
+    ${time(m.sentAt ?? m.receivedAt)} · <span class="badge">${m.status}</span>
+    ${m.classification !== 'normal' ? html` · <span class="badge badge-bad">${m.classification}</span>` : ''}
+    ${m.skipReason ? html` · skipped: ${m.skipReason}${m.skipDetail ? ` (${m.skipDetail})` : ''}` : ''}
+    ${m.authDmarc === 'fail' ? html` · <span class="badge badge-bad">DMARC failed</span>` : ''}
+    · To ${jsonStringArray(m.toAddresses).join(', ') || 'nobody'}
+  </p>
+  ${mailText(m.extractedText || '(no new text)')}
+  <p><a href="/messages/${m.id}/original" aria-describedby="${titleId}">Full original</a></p>
+</article>`;
+}
+
+export async function threadPage(c: ConsoleContext): Promise<Response> {
+  const threadId = readParam(c, 'id');
+  const { db } = c.get('runtime');
+  const thread = await db.thread.findUnique({
+    where: { id: threadId },
+    include: { entity: { select: { id: true, name: true, key: true } }, participants: { orderBy: { addedAt: 'asc' } } },
+  });
+  if (!thread) throw new AppError('NOT_FOUND', 'no such thread (it may have been erased)');
+  const [messages, drafts, turns] = await Promise.all([
+    db.message.findMany({ where: { threadId }, orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }, { id: 'asc' }] }),
+    db.draft.findMany({ where: { threadId }, orderBy: { createdAt: 'asc' }, include: draftCardInclude }),
+    db.turn.findMany({ where: { threadId }, orderBy: { startedAt: 'asc' } }),
+  ]);
+  const session = c.get('session');
+  const canSend = Boolean(c.get('runtime').config.smtp.host);
+  const tags = jsonStringArray(thread.tags);
+
+  const body = html`
+<h1>${thread.subject || '(no subject)'}</h1>
+<p>
+  Customer <a href="/customers/${thread.entity.id}">${thread.entity.name ?? thread.entity.key}</a>
+  · <span class="badge">${thread.status}</span> · last message ${time(thread.lastMessageAt)}
+  ${thread.linkedThreadId ? html` · linked to <a href="/threads/${thread.linkedThreadId}">an earlier thread</a>` : ''}
+</p>
+<section aria-labelledby="state-title" class="card">
+  <h2 id="state-title">Thread state</h2>
+  <dl class="facts">
+    <dt>Summary</dt><dd>${thread.summary || html`<span class="muted">none yet</span>`}</dd>
+    <dt>Open items</dt><dd>${list(jsonStringArray(thread.openItems))}</dd>
+    <dt>Intent</dt><dd>${thread.currentIntent || html`<span class="muted">unknown</span>`}</dd>
+    <dt>Tags</dt><dd>${tags.length ? tags.join(', ') : html`<span class="muted">none</span>`}</dd>
+    <dt>Status</dt><dd>${thread.status}${thread.closedAt ? html` (closed ${time(thread.closedAt)})` : ''}</dd>
+    <dt>Topic</dt><dd>${thread.topic ?? html`<span class="muted">not promoted yet</span>`}</dd>
+    <dt>Participants</dt><dd>${thread.participants.map((p) => p.address).join(', ') || html`<span class="muted">none</span>`}</dd>
+  </dl>
+</section>
+<section aria-labelledby="messages-title">
+  <h2 id="messages-title">Messages (${messages.length})</h2>
+  ${messages.map(messageCard)}
+</section>
+<section aria-labelledby="replies-title">
+  <h2 id="replies-title">Replies (${drafts.length})</h2>
+  ${drafts.length === 0 ? html`<p class="muted">No replies drafted.</p>` : drafts.map((d) => draftCard(d, session, 'thread', canSend, 3))}
+</section>
+<section aria-labelledby="turns-title">
+  <h2 id="turns-title">Turns (${turns.length})</h2>
+  ${turns.length === 0
+    ? html`<p class="muted">No turns yet.</p>`
+    : html`<div class="table-wrap"><table>
+    <thead><tr><th scope="col">Started</th><th scope="col">Status</th><th scope="col">Model</th><th scope="col">Prompt tokens</th><th scope="col">Completion tokens</th></tr></thead>
+    <tbody>${turns.map(
+      (t) => html`<tr id="turn-${t.id}">
+        <td>${time(t.startedAt)}</td><td>${t.status}${t.error ? html`<br><span class="muted">${t.error}</span>` : ''}</td>
+        <td>${t.provider ?? ''} ${t.model ?? ''}</td><td>${t.promptTokens}</td><td>${t.completionTokens}</td>
+      </tr>`,
+    )}</tbody></table></div>
+    ${turns.map((t, i) =>
+      t.prompt
+        ? html`<details class="prompt"><summary>Prompt of turn ${i + 1} (${t.promptTokens} tokens)</summary>${mailText(t.prompt)}</details>`
+        : '',
+    )}`}
+</section>`;
+  return c.html(renderPage({ title: thread.subject || 'Thread', section: null, session, notice: readNotice(c), body }));
+}
+
+/** The message exactly as received (or, for the agent's replies, as composed), shown as text. */
+export async function originalMessagePage(c: ConsoleContext): Promise<Response> {
+  const id = readParam(c, 'id');
+  const { db } = c.get('runtime');
+  const message = await db.message.findUnique({ where: { id }, include: { raw: true } });
+  if (!message) throw new AppError('NOT_FOUND', 'no such message (it may have been erased)');
+  const raw = message.raw ? Buffer.from(message.raw.raw) : null;
+  const text = raw ? raw.subarray(0, RAW_DISPLAY_LIMIT).toString('utf8') : message.bodyText;
+  const body = html`
+<h1>Original message</h1>
+<p>
+  ${message.threadId ? html`<a href="/threads/${message.threadId}#message-${message.id}">Back to the thread</a> · ` : ''}
+  ${sender(message)} · ${time(message.sentAt ?? message.receivedAt)} · Message-ID ${message.messageId}
+  ${raw ? html` · <a href="/messages/${message.id}/original.eml" download>Download .eml (${raw.length} bytes)</a>` : ''}
+</p>
+${raw ? '' : html`<p class="muted">The agent composed this message; its full text is shown.</p>`}
+${raw && raw.length > RAW_DISPLAY_LIMIT ? html`<p class="muted">Showing the first ${RAW_DISPLAY_LIMIT} bytes; download the file for the rest.</p>` : ''}
+${mailText(text)}`;
+  return c.html(renderPage({ title: 'Original message', section: null, session: c.get('session'), body }));
+}
+
+/** The raw bytes as a download; `nosniff` and an attachment disposition keep browsers from rendering it. */
+export async function originalMessageDownload(c: ConsoleContext): Promise<Response> {
+  const id = readParam(c, 'id');
+  const raw = await c.get('runtime').db.messageRaw.findUnique({ where: { messageId: id } });
+  if (!raw) throw new AppError('NOT_FOUND', 'no original stored for this message');
+  return new Response(Buffer.from(raw.raw), {
+    headers: {
+      'Content-Type': 'application/octet-stream',
+      'Content-Disposition': `attachment; filename="${id}.eml"`,
+    },
+  });
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { Runtime } from '../../src/app/runtime.ts';
+import { LoginThrottle, passwordMatches, safeNextPath, SessionStore } from '../../src/console/auth.ts';
+import { startConsole } from '../../src/console/server.ts';
+import { isAppError } from '../../src/errors.ts';
+
+describe('console login', () => {
+  it('compares passwords of any length without throwing', () => {
+    expect(passwordMatches('correct horse', 'correct horse')).toBe(true);
+    expect(passwordMatches('correct horse', 'correct hors')).toBe(false);
+    expect(passwordMatches('correct horse', '')).toBe(false);
+    expect(passwordMatches('correct horse', 'x'.repeat(10_000))).toBe(false);
+  });
+
+  it('ends sessions that were idle too long or are too old, and on logout', () => {
+    let now = 0;
+    const store = new SessionStore({ idleMs: 100, maxAgeMs: 250, now: () => now });
+    const session = store.create();
+    expect(session.id).not.toBe(session.csrfToken);
+    now = 90;
+    expect(store.get(session.id)).toBe(session);
+    now = 180;
+    expect(store.get(session.id)).toBe(session);
+    now = 260;
+    expect(store.get(session.id)).toBeNull();
+
+    const other = store.create();
+    now = 400;
+    expect(store.get(other.id)).toBeNull();
+    const third = store.create();
+    store.destroy(third.id);
+    expect(store.get(third.id)).toBeNull();
+    expect(store.get(undefined)).toBeNull();
+  });
+
+  it('keeps at most maxSessions, dropping the oldest', () => {
+    const store = new SessionStore({ maxSessions: 2 });
+    const [a, b, c] = [store.create(), store.create(), store.create()];
+    expect(store.get(a.id)).toBeNull();
+    expect(store.get(b.id)).not.toBeNull();
+    expect(store.get(c.id)).not.toBeNull();
+  });
+
+  it('only redirects to paths on this site after login', () => {
+    expect(safeNextPath('/threads/t_1?x=1')).toBe('/threads/t_1?x=1');
+    expect(safeNextPath('//evil.example/')).toBe('/drafts');
+    expect(safeNextPath('https://evil.example/')).toBe('/drafts');
+    expect(safeNextPath('/\\evil.example')).toBe('/drafts');
+    expect(safeNextPath(undefined)).toBe('/drafts');
+  });
+
+  it('refuses further attempts after too many failures, until the window passes', () => {
+    let now = 0;
+    const throttle = new LoginThrottle(3, 1000, () => now);
+    for (let i = 0; i < 3; i++) {
+      expect(throttle.blocked()).toBe(false);
+      throttle.recordFailure();
+    }
+    expect(throttle.blocked()).toBe(true);
+    now = 1001;
+    expect(throttle.blocked()).toBe(false);
+  });
+
+  it('will not start without CONSOLE_PASSWORD', async () => {
+    const runtime = { config: { console: { host: '127.0.0.1', port: 3000, password: undefined } } } as unknown as Runtime;
+    const error = await startConsole(runtime, { port: 0 }).catch((e: unknown) => e);
+    expect(isAppError(error, 'CONFIG_INVALID')).toBe(true);
+    expect((error as Error).message).toBe('the console needs CONSOLE_PASSWORD');
+  });
+});
