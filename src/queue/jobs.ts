@@ -2,7 +2,8 @@
  * Queue names and job payloads, defined once. Payloads are parsed with zod when a worker takes a
  * job; one that does not parse fails at once without retries (a poison payload never loops).
  */
-import { Queue, UnrecoverableError, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { Queue, UnrecoverableError, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
 export const QUEUES = { turns: 'turns', promotions: 'promotions', outbox: 'outbox' } as const;
@@ -42,7 +43,10 @@ export class JobQueues {
   readonly promotions: Queue;
   readonly outbox: Queue;
 
-  constructor(connection: ConnectionOptions, readonly prefix: string) {
+  constructor(
+    private readonly connection: Redis,
+    readonly prefix: string,
+  ) {
     this.turns = new Queue(QUEUES.turns, { connection, prefix });
     this.promotions = new Queue(QUEUES.promotions, { connection, prefix });
     this.outbox = new Queue(QUEUES.outbox, { connection, prefix });
@@ -72,9 +76,13 @@ export class JobQueues {
     await this.outbox.add(action, data, { ...RETRYING, attempts: 8, deduplication: { id: `${action}-${draftId}` } });
   }
 
-  /** Removes every job that names one of these threads or drafts (customer erasure). */
+  /**
+   * Removes every trace of these threads and drafts from Redis (customer erasure): their jobs,
+   * their deduplication keys, and the entries of the queues' event streams that name them.
+   */
   async removeJobsFor(threadIds: ReadonlySet<string>, draftIds: ReadonlySet<string>): Promise<number> {
     let removed = 0;
+    const ids = [...threadIds, ...draftIds];
     for (const queue of [this.turns, this.promotions, this.outbox]) {
       const jobs = await queue.getJobs(['waiting', 'delayed', 'prioritized', 'completed', 'failed', 'wait', 'waiting-children']);
       for (const job of jobs) {
@@ -88,6 +96,19 @@ export class JobQueues {
           });
           removed++;
         }
+      }
+      const backend = queue.getBackend();
+      const redis = this.connection;
+      const dedupIds = [
+        ...[...threadIds].flatMap((id) => [`turn-${id}`, `promote-${id}`]),
+        ...[...draftIds].flatMap((id) => [`send-${id}`, `append-${id}`]),
+      ];
+      if (dedupIds.length > 0) await redis.del(...dedupIds.map((id) => `${backend.keys['de']}:${id}`));
+      const events = backend.keys['events'];
+      if (events && ids.length > 0) {
+        const entries = (await redis.xrange(events, '-', '+')) as Array<[string, string[]]>;
+        const named = entries.filter(([, fields]) => fields.some((value) => ids.some((id) => value.includes(id)))).map(([entryId]) => entryId);
+        if (named.length > 0) await redis.xdel(events, ...named);
       }
     }
     return removed;
