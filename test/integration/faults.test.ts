@@ -172,8 +172,14 @@ describe('faults', () => {
 
     pgProxy.restore();
     for (const id of ['<pg-b@customer.example>', '<pg-c@customer.example>']) await waitFor(() => stored(id), (n) => n === 1, 60_000, `${id} after the outage`);
-    const after = await runtime.db.mailboxCheckpoint.findFirstOrThrow({ where: { folder: 'INBOX' } });
-    expect(after.lastUid).toBe(checkpoint!.lastUid + 2);
+    // The checkpoint moves right after each message is stored; wait for the second one's step.
+    await waitFor(
+      () => runtime.db.mailboxCheckpoint.findFirstOrThrow({ where: { folder: 'INBOX' } }),
+      (c) => c.lastUid === checkpoint!.lastUid + 2,
+      30_000,
+      'the checkpoint to pass both messages',
+    );
+    expect(await runtime.db.message.count({ where: { messageId: { in: ['<pg-b@customer.example>', '<pg-c@customer.example>'] } } })).toBe(2);
     await stopCleanly(poller);
   }, 120_000);
 
