@@ -5,20 +5,15 @@
  * checkpoint per folder that only moves after a message is safely stored.
  */
 import { EventEmitter } from 'node:events';
-import { ImapFlow, type FetchMessageObject, type MailboxObject } from 'imapflow';
+import type { FetchMessageObject, ImapFlow, MailboxObject } from 'imapflow';
 import { describeError } from '../errors.ts';
 import type { IngestResult } from '../ingest/ingest-message.ts';
 import type { Logger } from '../logger.ts';
 import type { Lease } from '../queue/redis-lease.ts';
 import type { FolderCheckpoint } from '../store/mailboxes.ts';
+import { createImapClient, type ImapLogin } from './imap-client.ts';
 
-export interface ImapSettings {
-  host: string;
-  port: number;
-  secure: boolean;
-  rejectUnauthorized: boolean;
-  user: string;
-  password: string;
+export interface ImapSettings extends ImapLogin {
   folders: string[];
   pollIntervalMs: number;
   idle: boolean;
@@ -130,16 +125,7 @@ export class MailboxPoller extends EventEmitter {
   /** One connection's life. Returns true when it ended by a clean stop, throws on failure. */
   private async session(lease: Lease | null): Promise<boolean> {
     const { imap } = this.deps;
-    const client = new ImapFlow({
-      host: imap.host,
-      port: imap.port,
-      secure: imap.secure,
-      auth: { user: imap.user, pass: imap.password },
-      tls: { rejectUnauthorized: imap.rejectUnauthorized },
-      logger: false,
-      disableAutoIdle: !imap.idle,
-      maxIdleTime: 5 * 60_000,
-    });
+    const client = createImapClient(imap, { idle: imap.idle });
     this.client = client;
     let failure: Error | null = null;
     const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));

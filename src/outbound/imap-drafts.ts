@@ -2,7 +2,7 @@
  * The mailbox's Drafts folder over IMAP, found by its special-use flag (`\Drafts`), so a person can
  * review and send the agent's draft from their own mail client.
  */
-import { ImapFlow } from 'imapflow';
+import { createImapClient, type ImapLogin } from '../imap/imap-client.ts';
 import { AppError } from '../errors.ts';
 
 export interface DraftsFolder {
@@ -10,27 +10,10 @@ export interface DraftsFolder {
   appendOnce(messageId: string, raw: Buffer): Promise<void>;
 }
 
-export interface ImapLogin {
-  host: string;
-  port: number;
-  secure: boolean;
-  rejectUnauthorized: boolean;
-  user: string;
-  password: string;
-}
-
 export function createImapDraftsFolder(login: ImapLogin): DraftsFolder {
   return {
     async appendOnce(messageId, raw) {
-      const client = new ImapFlow({
-        host: login.host,
-        port: login.port,
-        secure: login.secure,
-        auth: { user: login.user, pass: login.password },
-        tls: { rejectUnauthorized: login.rejectUnauthorized },
-        logger: false,
-        disableAutoIdle: true,
-      });
+      const client = createImapClient(login, { idle: false });
       try {
         await client.connect();
         const folders = await client.list();
