@@ -26,6 +26,8 @@ const LEGAL = /\b(lawyer|attorney|legal action|chargeback|court|gdpr|data protec
 const RESOLVED =
   /\b(that (?:fixed|solved|did) it|(?:it|everything) works now|works fine now|problem (?:is )?solved|issue (?:is )?resolved|all (?:good|sorted) now|you can close|no further (?:help|action)|all set now)\b/i;
 const REQUEST = /\?|\b(please|could you|can you|would you|need|want|how do i|how can i|i'd like|i would like)\b/i;
+// "Please only call me in the evenings" is a preference for the profile, not an open item.
+const PREFERENCE = /\b(call|phone|ring|contact|reach|email|e-mail|write to|reply to|answer) me\b|\bI prefer\b/i;
 
 function sentences(text: string): string[] {
   return text
@@ -57,7 +59,9 @@ export class OfflineProvider implements LlmProvider {
     const allText = request.emails.map((e) => e.text).join('\n');
     const intent = intentOf(`${request.thread.subject}\n${latest?.text ?? ''}`);
     const resolved = RESOLVED.test(latest?.text ?? '');
-    const asked = request.emails.flatMap((e) => sentences(e.text).filter((s) => REQUEST.test(s))).map((s) => s.slice(0, 160));
+    const asked = request.emails
+      .flatMap((e) => sentences(e.text).filter((s) => REQUEST.test(s) && !PREFERENCE.test(s)))
+      .map((s) => s.slice(0, 160));
     const openItems = resolved ? [] : [...new Set([...request.thread.openItems, ...asked])].slice(-8);
     const needsHuman = !resolved && (NEEDS_HUMAN_INTENTS.has(intent) || LEGAL.test(allText));
 
@@ -144,7 +148,7 @@ const FACT_RULES: FactRule[] = [
     value: (m) => (m[1] ?? '').toLowerCase(),
   },
   {
-    pattern: /\bmy name is\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)?)/u,
+    pattern: /\b[Mm]y name is\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)?)/u,
     key: 'name',
     category: 'identity',
     confidence: 0.9,

@@ -53,6 +53,7 @@ export async function runServe(parts: ServeParts): Promise<void> {
     await stop().catch((error: unknown) => logger.warn('shutdown step failed', { error: describeError(error) }));
   }
   await runtime.close();
+  logger.info('stopped');
 }
 
 /** Fail at once with a clear message rather than wait forever for a Redis that is not there. */
