@@ -23,6 +23,9 @@ export function createImapClient(login: ImapLogin, options: { idle: boolean }): 
     tls: { rejectUnauthorized: login.rejectUnauthorized },
     logger: false,
     disableAutoIdle: !options.idle,
+    // imapflow waits 15 s of quiet before it enters IDLE; mail arriving in that gap would wait for
+    // the periodic check. Entering IDLE at once keeps delivery-to-draft latency under a second.
+    autoIdleDelay: 200,
     // IDLE is restarted now and then: some servers drop an IDLE that lasts too long without a word.
     maxIdleTime: 5 * 60_000,
   });

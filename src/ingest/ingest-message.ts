@@ -149,24 +149,6 @@ async function storeParsed(
   const tooOld = Math.min(at.getTime(), receivedAt.getTime()) < now.getTime() - settings.replyMaxAgeMs;
   const text = extractReplyText({ text: email.textPart, html: email.html });
 
-  const existing = await findStoredMessage(deps.db, deps.mailbox.id, messageId);
-  if (existing) {
-    return {
-      id: existing.id,
-      messageId,
-      threadId: existing.threadId,
-      entityId: existing.entityId,
-      outcome: 'skipped',
-      // The agent's own reply arriving back (a Bcc, a forwarding rule) is a loop, not just a repeat.
-      skipReason: existing.direction === 'outbound' ? 'loop' : 'duplicate',
-      skipDetail: existing.direction === 'outbound' ? "the agent's own reply came back" : `Message-ID seen before (${existing.id})`,
-      text,
-      stored: false,
-      at,
-      replyNeeded: false,
-    };
-  }
-
   const classification = classifyEmail(email, {
     supportAddress: settings.supportAddress,
     isAgentMessageId: (id) => verifyAgentMessageId(settings.messageIdSecret, id) !== null,
@@ -215,7 +197,7 @@ async function storeParsed(
           { messageId, kind: 'seen' },
           ...headerIds.map((ref) => ({ messageId: ref, kind: 'referenced' as const })),
         ]);
-        await touchThread(tx, placement.threadId, at);
+        if (!placement.created) await touchThread(tx, placement.threadId, at);
       }
       return {
         id,
@@ -232,17 +214,19 @@ async function storeParsed(
       };
     });
   } catch (error) {
+    // The Message-ID is known: a repeat delivery, a concurrent poller, or the agent's own reply
+    // coming back. The unique key decides (no look-up before the insert: new mail is the usual case).
     if (!isUniqueViolation(error)) throw error;
-    // Another process stored the same Message-ID between our check and our insert.
-    const again = await findStoredMessage(deps.db, deps.mailbox.id, messageId);
+    const existing = await findStoredMessage(deps.db, deps.mailbox.id, messageId);
+    const ownReply = existing?.direction === 'outbound';
     return {
-      id: again?.id ?? '',
+      id: existing?.id ?? '',
       messageId,
-      threadId: again?.threadId ?? null,
-      entityId: again?.entityId ?? null,
+      threadId: existing?.threadId ?? null,
+      entityId: existing?.entityId ?? null,
       outcome: 'skipped',
-      skipReason: 'duplicate',
-      skipDetail: 'stored concurrently by another process',
+      skipReason: ownReply ? 'loop' : 'duplicate',
+      skipDetail: ownReply ? "the agent's own reply came back" : `Message-ID seen before (${existing?.id ?? 'stored concurrently'})`,
       text,
       stored: false,
       at,
@@ -255,6 +239,8 @@ interface Placement {
   threadId: string | null;
   entityId: string | null;
   note: string | null;
+  /** A thread made for this message is already up to date. */
+  created: boolean;
 }
 
 /** Automated mail creates no entity and no thread; it is filed with a thread only if its headers point at one. */
@@ -262,7 +248,7 @@ async function placeSkipped(tx: DbClient, deps: IngestDeps, email: ParsedEmail, 
   const sender = email.from?.address ?? null;
   const entity = sender ? await findEntityByAddress(tx, sender) : null;
   const matches = await findThreadKeys(tx, deps.mailbox.id, trustworthyIds(deps, headerIds));
-  return { threadId: matches[0]?.threadId ?? null, entityId: entity?.id ?? null, note: null };
+  return { threadId: matches[0]?.threadId ?? null, entityId: entity?.id ?? null, note: null, created: false };
 }
 
 async function placeCustomerMessage(tx: DbClient, deps: IngestDeps, email: ParsedEmail, headerIds: string[], at: Date): Promise<Placement> {
@@ -314,7 +300,7 @@ async function placeCustomerMessage(tx: DbClient, deps: IngestDeps, email: Parse
     ...[...new Set(others)].map((address) => ({ address, entityId: null, role: 'participant' as const })),
   ]);
   const note = decision.kind === 'new' ? (decision.linkedThreadId ? `new thread linked to ${decision.linkedThreadId}: ${decision.reason}` : null) : null;
-  return { threadId, entityId: entity.id, note };
+  return { threadId, entityId: entity.id, note, created: decision.kind === 'new' };
 }
 
 /** Header IDs worth looking up: an ID shaped like the agent's own must carry a valid signature. */

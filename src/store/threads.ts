@@ -55,12 +55,17 @@ export async function createThread(
       normalizedSubject: data.normalizedSubject,
       lastMessageAt: data.at,
       linkedThreadId: data.linkedThreadId,
+      needsPromotion: true,
     },
   });
   return id;
 }
 
-/** Records Message-IDs as belonging to a thread. An ID already known keeps its first thread. */
+/**
+ * Records Message-IDs as belonging to a thread, in one statement. An ID already known keeps its
+ * first thread; a referenced-only ID that now arrives as a real message in the same thread is
+ * upgraded to "seen".
+ */
 export async function addThreadKeys(
   db: DbClient,
   mailboxId: string,
@@ -68,40 +73,36 @@ export async function addThreadKeys(
   keys: ReadonlyArray<{ messageId: string; kind: ThreadKeyMatch['kind'] }>,
 ): Promise<void> {
   if (keys.length === 0) return;
-  await db.threadKey.createMany({
-    data: keys.map((k) => ({ mailboxId, threadId, messageId: k.messageId, kind: k.kind })),
-    skipDuplicates: true,
-  });
-  // A referenced-only ID that later arrives as a real message is upgraded to "seen".
-  const seen = keys.filter((k) => k.kind !== 'referenced').map((k) => k.messageId);
-  if (seen.length > 0) {
-    await db.threadKey.updateMany({
-      where: { mailboxId, messageId: { in: seen }, kind: 'referenced', threadId },
-      data: { kind: 'seen' },
-    });
-  }
+  const unique = [...new Map(keys.map((k) => [k.messageId, k])).values()];
+  await db.$executeRaw`
+    INSERT INTO "ThreadKey" ("mailboxId", "messageId", "threadId", "kind")
+    SELECT ${mailboxId}, k.message_id, ${threadId}, k.kind
+    FROM unnest(${unique.map((k) => k.messageId)}::text[], ${unique.map((k) => k.kind)}::text[]) AS k(message_id, kind)
+    ON CONFLICT ("mailboxId", "messageId") DO UPDATE SET "kind" = 'seen'
+    WHERE "ThreadKey"."kind" = 'referenced' AND EXCLUDED."kind" <> 'referenced' AND "ThreadKey"."threadId" = EXCLUDED."threadId"`;
 }
 
+/** Adds everyone on a message to the thread in one statement; a known address learns its entity. */
 export async function addParticipants(
   db: DbClient,
   threadId: string,
   participants: ReadonlyArray<{ address: string; entityId: string | null; role: 'primary' | 'participant' }>,
 ): Promise<void> {
   if (participants.length === 0) return;
-  await db.threadParticipant.createMany({
-    data: participants.map((p) => ({ threadId, address: p.address, entityId: p.entityId, role: p.role })),
-    skipDuplicates: true,
-  });
-  for (const p of participants) {
-    if (p.entityId) {
-      await db.threadParticipant.updateMany({ where: { threadId, address: p.address, entityId: null }, data: { entityId: p.entityId } });
-    }
-  }
+  const unique = [...new Map(participants.map((p) => [p.address, p])).values()];
+  await db.$executeRaw`
+    INSERT INTO "ThreadParticipant" ("threadId", "address", "entityId", "role")
+    SELECT ${threadId}, p.address, p.entity_id, p.role
+    FROM unnest(${unique.map((p) => p.address)}::text[], ${unique.map((p) => p.entityId)}::text[], ${unique.map((p) => p.role)}::text[])
+      AS p(address, entity_id, role)
+    ON CONFLICT ("threadId", "address") DO UPDATE SET "entityId" = COALESCE("ThreadParticipant"."entityId", EXCLUDED."entityId")`;
 }
 
-/** A new customer message: the thread is active again and its clock moves forward. */
+/** A new customer message in an existing thread: it is active again and its clock moves forward. */
 export async function touchThread(db: DbClient, threadId: string, at: Date): Promise<void> {
-  await db.thread.updateMany({ where: { id: threadId, lastMessageAt: { lt: at } }, data: { lastMessageAt: at } });
-  await db.thread.update({ where: { id: threadId }, data: { needsPromotion: true } });
-  await db.thread.updateMany({ where: { id: threadId, status: { not: 'open' } }, data: { status: 'open', closedAt: null } });
+  await db.$executeRaw`
+    UPDATE "Thread"
+    SET "lastMessageAt" = GREATEST("lastMessageAt", ${at}), "needsPromotion" = true, "status" = 'open',
+        "closedAt" = NULL, "updatedAt" = now()
+    WHERE "id" = ${threadId}`;
 }
