@@ -262,13 +262,12 @@ export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: 
 }
 
 async function replyLimitReached(deps: TurnDeps, to: string, threadId: string, now: Date): Promise<string | null> {
-  const { replyLimitPerHour, replyLimitPerDay } = deps.settings;
-  const hour = await countRecentReplies(deps.db, { to, threadId, since: new Date(now.getTime() - HOUR) });
-  if (hour.toRecipient >= replyLimitPerHour) return `${hour.toRecipient} replies to ${to} in the last hour (limit ${replyLimitPerHour})`;
-  if (hour.inThread >= replyLimitPerHour) return `${hour.inThread} replies in this thread in the last hour (limit ${replyLimitPerHour})`;
-  const day = await countRecentReplies(deps.db, { to, threadId, since: new Date(now.getTime() - 24 * HOUR) });
-  if (day.toRecipient >= replyLimitPerDay) return `${day.toRecipient} replies to ${to} in the last day (limit ${replyLimitPerDay})`;
-  if (day.inThread >= replyLimitPerDay) return `${day.inThread} replies in this thread in the last day (limit ${replyLimitPerDay})`;
+  const { replyLimitPerHour: perHour, replyLimitPerDay: perDay } = deps.settings;
+  const recent = await countRecentReplies(deps.db, { to, threadId, hourAgo: new Date(now.getTime() - HOUR), dayAgo: new Date(now.getTime() - 24 * HOUR) });
+  if (recent.toRecipientHour >= perHour) return `${recent.toRecipientHour} replies to ${to} in the last hour (limit ${perHour})`;
+  if (recent.inThreadHour >= perHour) return `${recent.inThreadHour} replies in this thread in the last hour (limit ${perHour})`;
+  if (recent.toRecipientDay >= perDay) return `${recent.toRecipientDay} replies to ${to} in the last day (limit ${perDay})`;
+  if (recent.inThreadDay >= perDay) return `${recent.inThreadDay} replies in this thread in the last day (limit ${perDay})`;
   return null;
 }
 

@@ -194,6 +194,9 @@ export class MailboxPoller extends EventEmitter {
     const { store, logger } = this.deps;
     const lock = await client.getMailboxLock(folder);
     try {
+      // Without IDLE the server only reports new mail in answer to a command: ask, or an empty
+      // folder would look empty forever.
+      await client.noop();
       const box = client.mailbox as MailboxObject;
       const checkpoint = await store.readCheckpoint(folder);
       const resynced = checkpoint !== null && checkpoint.uidValidity !== box.uidValidity;

@@ -103,11 +103,23 @@ export async function recordLlmCalls(
   });
 }
 
-/** Replies (drafts not discarded) to a recipient, and within a thread, since a time: for flood limits. */
-export async function countRecentReplies(db: DbClient, query: { to: string; threadId: string; since: Date }): Promise<{ toRecipient: number; inThread: number }> {
-  const [toRecipient, inThread] = await Promise.all([
-    db.draft.count({ where: { toAddress: query.to, createdAt: { gte: query.since }, status: { not: 'discarded' } } }),
-    db.draft.count({ where: { threadId: query.threadId, createdAt: { gte: query.since }, status: { not: 'discarded' } } }),
-  ]);
-  return { toRecipient, inThread };
+/** Replies (drafts not discarded) to a recipient and within a thread, over the last hour and day, in one query. */
+export async function countRecentReplies(
+  db: DbClient,
+  query: { to: string; threadId: string; hourAgo: Date; dayAgo: Date },
+): Promise<{ toRecipientHour: number; inThreadHour: number; toRecipientDay: number; inThreadDay: number }> {
+  const [row] = await db.$queryRaw<Array<{ rh: bigint; th: bigint; rd: bigint; td: bigint }>>`
+    SELECT
+      count(*) FILTER (WHERE "toAddress" = ${query.to} AND "createdAt" >= ${query.hourAgo}) AS rh,
+      count(*) FILTER (WHERE "threadId" = ${query.threadId} AND "createdAt" >= ${query.hourAgo}) AS th,
+      count(*) FILTER (WHERE "toAddress" = ${query.to}) AS rd,
+      count(*) FILTER (WHERE "threadId" = ${query.threadId}) AS td
+    FROM "Draft"
+    WHERE ("toAddress" = ${query.to} OR "threadId" = ${query.threadId}) AND "createdAt" >= ${query.dayAgo} AND "status" <> 'discarded'`;
+  return {
+    toRecipientHour: Number(row?.rh ?? 0),
+    inThreadHour: Number(row?.th ?? 0),
+    toRecipientDay: Number(row?.rd ?? 0),
+    inThreadDay: Number(row?.td ?? 0),
+  };
 }

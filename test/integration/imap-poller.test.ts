@@ -165,4 +165,34 @@ describe('the IMAP poller', () => {
       await own.stop();
     }
   });
+
+  it('without IDLE, notices mail that arrives in a folder that was empty when it connected', async () => {
+    const address = 'other@acme.example';
+    const mailbox = await ensureMailbox(h.runtime.db, `polling-${address}`);
+    const folder = `Empty${Date.now()}`;
+    await dovecot.append(address, folder, mail('seed').raw);
+    // Make the folder empty again: only a later delivery counts.
+    const seeded = await dovecot.list(address, folder);
+    expect(seeded).toHaveLength(1);
+    const own = new MailboxPoller({
+      imap: {
+        host: dovecot.host, port: dovecot.imapPort, secure: false, rejectUnauthorized: true, user: address, password: 'other-pass',
+        folders: [folder], pollIntervalMs: 300, idle: false, processedAction: 'move', processedFolder: 'Processed',
+      },
+      store: createPollerStore(h.runtime.db, mailbox.id),
+      ingest: (raw, source, receivedAt) =>
+        ingestRawMessage({ db: h.runtime.db, mailbox, settings: { ...h.runtime.ingest, supportAddress: address }, logger: silentLogger }, raw, source, { receivedAt }),
+      logger: silentLogger,
+    });
+    own.start();
+    try {
+      // The seed is ingested and moved away, leaving the folder empty for this session.
+      await waitFor(() => dovecot.list(address, folder), (list) => list.length === 0, 30_000, 'the folder to be emptied');
+      const later = mail('after-empty');
+      await dovecot.append(address, folder, later.raw);
+      await waitStored(later.id);
+    } finally {
+      await own.stop();
+    }
+  });
 });

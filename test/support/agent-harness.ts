@@ -31,8 +31,26 @@ export interface AgentHarness {
 
 export async function startAgentHarness(overrides: Record<string, string> = {}, options: { workers?: boolean } = {}): Promise<AgentHarness> {
   const database: TestDatabase = await createTestDatabase();
+  const started: Array<() => Promise<void>> = [() => database.drop()];
+  try {
+    return await startOn(database, started, overrides, options);
+  } catch (error) {
+    // A harness that fails half-way leaves nothing behind.
+    for (const stop of started.reverse()) await stop().catch(() => {});
+    throw error;
+  }
+}
+
+async function startOn(
+  database: TestDatabase,
+  started: Array<() => Promise<void>>,
+  overrides: Record<string, string>,
+  options: { workers?: boolean },
+): Promise<AgentHarness> {
   const llm = await startScriptedLlmServer();
+  started.push(() => llm.close());
   const smtp = await startSmtpSink();
+  started.push(() => smtp.close());
   const prefix = `sa-test-${randomBytes(5).toString('hex')}`;
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
@@ -58,6 +76,8 @@ export async function startAgentHarness(overrides: Record<string, string> = {}, 
   const logLevel = process.env['HARNESS_LOG'];
   const logger = logLevel === 'debug' || logLevel === 'info' ? createLogger('harness', { level: logLevel }) : silentLogger;
   const runtime = await openRuntime(loadConfig(env), logger, { longRunning: true });
+  started.push(() => runtime.close());
+  started.push(() => deleteRedisPrefix(prefix).then(() => undefined));
   const harness: AgentHarness = {
     runtime,
     llm,

@@ -1,0 +1,65 @@
+/**
+ * Where the time went, for the notes on a figure: how much CPU this process used (in cores) and
+ * how busy the whole machine was (all processes, PostgreSQL and Redis included) over an interval.
+ * Linux only for the machine share (/proc/stat); elsewhere that part is null.
+ */
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+
+function machineTicks(): { busy: number; total: number } | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const fields = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    return { busy: total - idle, total };
+  } catch {
+    return null;
+  }
+}
+
+export interface CpuReport {
+  /** CPU time of this process divided by wall time: 1.0 is one core fully used. */
+  processCores: number;
+  /** Share of all cores busy over the interval, 0..1; null where /proc/stat is missing. */
+  machineBusy: number | null;
+}
+
+export function startCpuMeter(): { stop(): CpuReport } {
+  const wallStart = performance.now();
+  const cpuStart = process.cpuUsage();
+  const ticksStart = machineTicks();
+  return {
+    stop: () => {
+      const wallMs = performance.now() - wallStart;
+      const cpu = process.cpuUsage(cpuStart);
+      const ticksEnd = machineTicks();
+      const machineBusy = ticksStart && ticksEnd && ticksEnd.total > ticksStart.total ? (ticksEnd.busy - ticksStart.busy) / (ticksEnd.total - ticksStart.total) : null;
+      return { processCores: (cpu.user + cpu.system) / 1000 / wallMs, machineBusy };
+    },
+  };
+}
+
+export function describeCpu(report: CpuReport): string {
+  const machine = report.machineBusy === null ? '' : `, the machine ${(report.machineBusy * 100).toFixed(0)}% busy (all cores, all processes)`;
+  return `this process used ${report.processCores.toFixed(2)} cores${machine}`;
+}
+
+/**
+ * Counts SQL statements sent over node-postgres (which the PostgreSQL driver adapter uses), to
+ * show how many round trips a unit of work costs. Wraps `Client.prototype.query` once per process.
+ */
+export function countSqlStatements(): { read(): number } {
+  const state = globalThis as { __benchSqlCount?: { n: number } };
+  if (!state.__benchSqlCount) {
+    const counter = { n: 0 };
+    state.__benchSqlCount = counter;
+    const original = pg.Client.prototype.query;
+    (pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+      counter.n++;
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    };
+  }
+  const counter = state.__benchSqlCount;
+  return { read: () => counter.n };
+}

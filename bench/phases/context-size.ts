@@ -1,0 +1,123 @@
+/**
+ * Figure 2, context size: prompt tokens of the context the agent assembles for a reply turn, at
+ * thread lengths 1, 10, 50 and 200, against a prompt that replays the whole transcript (every
+ * customer message's extracted text concatenated, plus the same system prompt).
+ *
+ * Drives the real turn path: each message of one generated 200-message thread is ingested through
+ * `ingestRawMessage`, then `handleThreadTurn` runs with the runtime's `turnDeps()` against the
+ * scripted model (bench/scripted-model.ts), whose summaries and open items grow every turn, so
+ * only the product's caps keep the context small. The prompt size is the turn row's `promptTokens`.
+ */
+import { handleThreadTurn } from '../../src/app/handle-thread-turn.ts';
+import { ingestRawMessage } from '../../src/ingest/ingest-message.ts';
+import { silentLogger } from '../../src/logger.ts';
+import { buildTurnSystemPrompt } from '../../src/memory/context.ts';
+import { countTokens, truncateToTokens } from '../../src/memory/tokens.ts';
+import { openHarness } from '../agent.ts';
+import { describeCorpus, generateThread } from '../generate-mail.ts';
+import type { PhaseContext } from '../phase-process.ts';
+import { figure, NO_TARGET, round, type Figure, type PhaseResult } from '../report.ts';
+import { realisticTurnModel } from '../scripted-model.ts';
+
+const LENGTHS = [1, 10, 50, 200] as const;
+const TARGET_RATIO_AT_200 = 0.05;
+/** How much the context without the new email may vary between lengths: summary wording varies, its cap does not. */
+const FLAT_TOLERANCE = 0.1;
+
+interface Point {
+  length: number;
+  promptTokens: number;
+  newEmailTokens: number;
+  transcriptTokens: number;
+  overBudget: boolean;
+}
+
+export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
+  const longest = LENGTHS.at(-1)!;
+  const thread = await generateThread({ seed: ctx.seed + 101, length: longest });
+  const h = await openHarness(ctx, {}, { workers: false });
+  h.llm.setFallback(realisticTurnModel());
+  const { runtime } = h;
+  const base = runtime.turnDeps();
+  const { limits } = base.settings;
+  const system = buildTurnSystemPrompt({ supportName: base.settings.supportName, supportAddress: base.settings.supportAddress, withheldReason: null, limits });
+  const systemTokens = countTokens(system);
+
+  const points: Point[] = [];
+  const texts: string[] = [];
+  const prompts: number[] = [];
+  let threadId: string | null = null;
+  const started = performance.now();
+  for (const mail of thread) {
+    const now = new Date(mail.date.getTime() + 60_000);
+    const ingested = await ingestRawMessage(
+      { db: runtime.db, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger },
+      mail.raw,
+      { kind: 'imap', folder: 'INBOX', uid: mail.index + 1 },
+      { receivedAt: new Date(mail.date.getTime() + 30_000), now },
+    );
+    if (ingested.threadId === null || (threadId !== null && ingested.threadId !== threadId)) {
+      throw new Error(`message ${mail.position} did not join the thread (${ingested.threadId ?? 'no thread'}, ${ingested.skipReason ?? 'not skipped'})`);
+    }
+    threadId = ingested.threadId;
+    texts.push(ingested.text);
+    // The worker's clock, moved along with the thread, so the turn sees the thread as it would live.
+    const outcome = await handleThreadTurn({ ...base, now: () => now }, threadId);
+    if (outcome.kind !== 'drafted') throw new Error(`turn ${mail.position} ended ${outcome.kind}`);
+    prompts.push(outcome.promptTokens);
+    if ((LENGTHS as readonly number[]).includes(mail.position)) {
+      points.push({
+        length: mail.position,
+        promptTokens: outcome.promptTokens,
+        newEmailTokens: countTokens(truncateToTokens(ingested.text, limits.messageTokenCap)),
+        transcriptTokens: systemTokens + countTokens(texts.join('\n\n')),
+        overBudget: outcome.promptTokens > limits.promptTokenBudget,
+      });
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  ctx.log(`${longest} messages ingested and answered in ${seconds.toFixed(1)} s`);
+  const finalThread = await runtime.db.thread.findUniqueOrThrow({ where: { id: threadId! } });
+
+  const figures: Figure[] = points.map((p) =>
+    figure({
+      name: `2. context tokens at ${p.length} message${p.length === 1 ? '' : 's'}`,
+      value: p.promptTokens,
+      unit: 'tokens',
+      baseline: p.transcriptTokens,
+      target: p.length === longest ? `<= ${TARGET_RATIO_AT_200 * 100}% of transcript` : NO_TARGET,
+      met: p.length === longest ? p.promptTokens / p.transcriptTokens <= TARGET_RATIO_AT_200 : null,
+      notes: `new email ${p.newEmailTokens} tokens; context without it ${p.promptTokens - p.newEmailTokens} tokens`,
+    }),
+  );
+  // "The same at every length, give or take the new message": what surrounds the new email must not grow.
+  const overhead = points.map((p) => ({ length: p.length, tokens: p.promptTokens - p.newEmailTokens }));
+  const reference = overhead.find((o) => o.length === 10) ?? overhead[0]!;
+  const largest = overhead.reduce((a, b) => (b.tokens > a.tokens ? b : a));
+  figures.push(
+    figure({
+      name: '2. context without the new email, largest vs 10 messages',
+      value: largest.tokens,
+      unit: 'tokens',
+      baseline: reference.tokens,
+      target: `<= ${100 + FLAT_TOLERANCE * 100}% of the 10-message context (flat)`,
+      met: largest.tokens <= reference.tokens * (1 + FLAT_TOLERANCE),
+      notes: `largest at ${largest.length} messages; by length: ${overhead.map((o) => `${o.length}: ${o.tokens}`).join(', ')}; length 1 has no summary or open items yet, so it is smaller; every prompt of the ${longest} turns: min ${Math.min(...prompts)}, max ${Math.max(...prompts)} tokens (budget ${limits.promptTokenBudget})`,
+    }),
+  );
+  return {
+    figures,
+    inputs: {
+      'context-size': {
+        method: 'real turn path: ingestRawMessage, then handleThreadTurn with runtime.turnDeps() (clock moved with the thread) against the scripted LLM server with bench/scripted-model.ts (growing summaries and open items)',
+        transcript: 'system prompt + every customer message’s extracted (quote-stripped) text joined by blank lines; the agent’s own replies are not counted, which makes the baseline smaller and the ratio conservative',
+        tokenizer: 'gpt-tokenizer o200k (src/memory/tokens.ts)',
+        limits,
+        thread: { seed: ctx.seed + 101, ...describeCorpus(thread) },
+        points: points.map((p) => ({ ...p, ratio: round(p.promptTokens / p.transcriptTokens, 4) })),
+        finalSummaryTokens: countTokens(finalThread.summary),
+        seconds: round(seconds, 1),
+      },
+    },
+  };
+}
