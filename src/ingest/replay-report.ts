@@ -3,6 +3,7 @@
  */
 import type { SkipReason } from '../mail/classify.ts';
 import { jsonStringArray, type DbClient } from '../store/client.ts';
+import { threadStateOf } from '../store/turns.ts';
 
 export interface ReplayReport {
   messages: Array<{
@@ -65,16 +66,10 @@ export async function buildStoredSections(db: DbClient, mailboxId: string): Prom
   });
 
   return {
-    threads: threads.map((t) => ({
-      threadId: t.id,
-      entityId: t.entityId,
-      subject: t.subject,
-      summary: t.summary,
-      openItems: jsonStringArray(t.openItems),
-      currentIntent: t.currentIntent,
-      tags: jsonStringArray(t.tags),
-      status: t.status,
-    })),
+    threads: threads.map((t) => {
+      const { subject, summary, openItems, currentIntent, tags, status } = threadStateOf(t);
+      return { threadId: t.id, entityId: t.entityId, subject, summary, openItems, currentIntent, tags, status };
+    }),
     profiles: entities.map((e) => ({
       entityId: e.id,
       addresses: e.addresses.map((a) => a.address),

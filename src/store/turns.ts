@@ -30,14 +30,19 @@ export async function loadThread(db: DbClient, threadId: string): Promise<Thread
     entityId: t.entityId,
     version: t.version,
     lastMessageAt: t.lastMessageAt,
-    state: {
-      subject: t.subject,
-      summary: t.summary,
-      openItems: jsonStringArray(t.openItems),
-      currentIntent: t.currentIntent,
-      tags: jsonStringArray(t.tags),
-      status: t.status,
-    },
+    state: threadStateOf(t),
+  };
+}
+
+/** Thread state as the pure core sees it, from a stored thread row. */
+export function threadStateOf(row: { subject: string; summary: string; openItems: unknown; currentIntent: string; tags: unknown; status: string }): ThreadState {
+  return {
+    subject: row.subject,
+    summary: row.summary,
+    openItems: jsonStringArray(row.openItems),
+    currentIntent: row.currentIntent,
+    tags: jsonStringArray(row.tags),
+    status: row.status,
   };
 }
 
