@@ -69,8 +69,14 @@ describe('the IMAP poller', () => {
     expect(raw).toMatch(/^Subject: Re: Question 1/m);
     expect(raw).toMatch(/^Auto-Submitted: auto-replied/m);
     expect(drafts[0]!.flags).toContain('\\Draft');
-    const draft = await h.runtime.db.draft.findFirstOrThrow({ where: { inReplyTo: first.id } });
-    expect(draft.imapAppendedAt).not.toBeNull();
+    // The APPEND lands in Dovecot a moment before the outbox records it, so wait for the record.
+    const draft = await waitFor(
+      () => h.runtime.db.draft.findFirstOrThrow({ where: { inReplyTo: first.id } }),
+      (d) => d.imapAppendedAt !== null,
+      30_000,
+      'the draft to be recorded as appended',
+    );
+    expect(draft.status).toBe('draft');
   });
 
   it('ingests mail a person already opened (APPEND with \\Seen), found by UID not by unread state', async () => {
