@@ -4,9 +4,9 @@
  */
 import type { Runtime } from '../src/app/runtime.ts';
 import { AppError } from '../src/errors.ts';
-import { MailboxPoller } from '../src/imap/mailbox-poller.ts';
+import { MailboxPoller, type PollerDeps } from '../src/imap/mailbox-poller.ts';
 import { createPollerStore } from '../src/imap/poller-store.ts';
-import { ingestRawMessage } from '../src/ingest/ingest-message.ts';
+import { ingestInOrder, type IngestDeps } from '../src/ingest/ingest-message.ts';
 import { tryAcquireLease } from '../src/queue/redis-lease.ts';
 
 const LEASE_TTL_MS = 30_000;
@@ -17,7 +17,7 @@ export function startPoller(runtime: Runtime): MailboxPoller {
   if (!host || !user || !password) throw new AppError('CONFIG_INVALID', 'polling needs IMAP_HOST, IMAP_USER and IMAP_PASSWORD');
   const logger = runtime.logger.child('poller');
   const ingestDeps = {
-    db: runtime.db,
+    sql: runtime.database.sql,
     mailbox: runtime.mailbox,
     settings: runtime.ingest,
     logger: logger.child('ingest'),
@@ -26,7 +26,7 @@ export function startPoller(runtime: Runtime): MailboxPoller {
   const poller = new MailboxPoller({
     imap: { ...config.imap, host, user, password },
     store: createPollerStore(runtime.db, runtime.mailbox.id),
-    ingest: (raw, source, receivedAt) => ingestRawMessage(ingestDeps, raw, source, { receivedAt }),
+    ingest: ingestFetched(ingestDeps),
     acquireLease: () => tryAcquireLease(runtime.redis(), `${config.queuePrefix}:poller-lease:${runtime.mailbox.id}`, LEASE_TTL_MS),
     leaseRenewMs: LEASE_TTL_MS / 3,
     logger,
@@ -36,4 +36,14 @@ export function startPoller(runtime: Runtime): MailboxPoller {
   });
   poller.start();
   return poller;
+}
+
+/** The poller's ingestion: fetched messages in UID order through `ingestInOrder`. */
+export function ingestFetched(deps: IngestDeps): PollerDeps['ingest'] {
+  return (messages, stored) =>
+    ingestInOrder(
+      deps,
+      messages.map((m) => ({ raw: m.raw, source: { kind: 'imap', folder: m.folder, uid: m.uid }, options: { receivedAt: m.receivedAt } })),
+      (_result, index) => stored(messages[index]!.uid),
+    );
 }

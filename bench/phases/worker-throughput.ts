@@ -68,7 +68,7 @@ async function turnRate(ctx: PhaseContext, concurrency: number, mail: readonly G
   const h = await openHarness(ctx, { WORKER_CONCURRENCY: String(concurrency) }, { workers: false });
   h.llm.setFallback(realisticTurnModel());
   const { runtime } = h;
-  const deps = { db: runtime.db, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger };
+  const deps = { sql: runtime.database.sql, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger };
   const threads = new Set<string>();
   for (const m of mail) {
     const r = await ingestRawMessage(deps, m.raw, { kind: 'imap', folder: 'INBOX', uid: m.index + 1 }, { receivedAt: m.date, now: new Date(m.date.getTime() + 60_000) });

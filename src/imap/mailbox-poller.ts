@@ -7,7 +7,6 @@
 import { EventEmitter } from 'node:events';
 import type { FetchMessageObject, ImapFlow, MailboxObject } from 'imapflow';
 import { describeError } from '../errors.ts';
-import type { IngestResult } from '../ingest/ingest-message.ts';
 import type { Logger } from '../logger.ts';
 import type { Lease } from '../queue/redis-lease.ts';
 import type { FolderCheckpoint } from '../store/mailboxes.ts';
@@ -32,12 +31,21 @@ export interface PollerStore {
 export interface PollerDeps {
   imap: ImapSettings;
   store: PollerStore;
-  ingest(raw: Buffer, source: { kind: 'imap'; folder: string; uid: number }, receivedAt: Date): Promise<IngestResult>;
+  /** Ingests fetched messages in the order given, calling `stored` after each one is safely stored. */
+  ingest(messages: readonly FetchedMessage[], stored: (uid: number) => Promise<void> | void): Promise<unknown>;
   /** Takes the mailbox's lease (one poller per mailbox); absent means "always ours". */
   acquireLease?: () => Promise<Lease | null>;
   leaseRenewMs?: number;
   reconnect?: { baseMs: number; maxMs: number };
   logger: Logger;
+}
+
+export interface FetchedMessage {
+  raw: Buffer;
+  folder: string;
+  uid: number;
+  /** The server's INTERNALDATE (arrival), else the time of the fetch. */
+  receivedAt: Date;
 }
 
 export interface SyncReport {
@@ -222,15 +230,25 @@ export class MailboxPoller extends EventEmitter {
         const fetched = (await client.fetchAll(uids.join(','), { uid: true, source: true, internalDate: true }, { uid: true })).sort(
           (a, b) => a.uid - b.uid,
         );
+        const messages = fetched.flatMap((m) =>
+          m.source ? [{ raw: m.source, folder, uid: m.uid, receivedAt: m.internalDate instanceof Date ? m.internalDate : new Date() }] : [],
+        );
         const stored: number[] = [];
-        for (const message of fetched) {
-          if (!message.source) continue;
-          const receivedAt = message.internalDate instanceof Date ? message.internalDate : new Date();
-          await this.deps.ingest(message.source, { kind: 'imap', folder, uid: message.uid }, receivedAt);
-          await store.advanceCheckpoint(folder, box.uidValidity, message.uid);
-          stored.push(message.uid);
-          ingested++;
+        try {
+          await this.deps.ingest(messages, (uid) => {
+            stored.push(uid);
+            ingested++;
+          });
+        } catch (error) {
+          // Keep what was stored (best effort: the database may be what failed); the rest is fetched again.
+          const last = stored.at(-1);
+          if (last !== undefined) await store.advanceCheckpoint(folder, box.uidValidity, last).catch(() => undefined);
+          throw error;
         }
+        // Once per chunk, not per message: a crash in between only means fetching again what the
+        // Message-ID key then recognises.
+        const last = stored.at(-1);
+        if (last !== undefined) await store.advanceCheckpoint(folder, box.uidValidity, last);
         await this.markProcessed(client, stored);
       }
       const highest = listing.at(-1)?.uid;

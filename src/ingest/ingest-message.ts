@@ -7,26 +7,25 @@ import { entityKeyFor, foldPlusAddress, type EntityKeyOptions } from '../mail/ad
 import { trustedAuthVerdict, UNKNOWN_VERDICT } from '../mail/auth-results.ts';
 import { classifyEmail, type SkipReason } from '../mail/classify.ts';
 import { rawHashMessageId, syntheticMessageId, verifyAgentMessageId } from '../mail/message-id.ts';
-import { parseRawEmail, type ParsedEmail } from '../mail/parse-message.ts';
+import { parseRawEmail, type ParsedEmail, type ParseOutcome } from '../mail/parse-message.ts';
 import { extractReplyText } from '../mail/reply-text.ts';
 import { isForwardSubject, normaliseSubject, sanitiseHeaderValue } from '../mail/subject.ts';
 import { decideThread, headerIdsInPreferenceOrder, type ThreadDecision } from '../mail/threading.ts';
 import { describeError } from '../errors.ts';
+import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import { isUniqueViolation, type DbClient } from '../store/client.ts';
-import type { Db } from '../store/database.ts';
-import { findEntityByAddress, resolveEntity } from '../store/entities.ts';
+import { resolveEntityFrom } from '../mail/entity-resolution.ts';
 import type { MailboxRecord } from '../store/mailboxes.ts';
-import { findStoredMessage, insertMessage, type NewMessage } from '../store/messages.ts';
 import {
-  addParticipants,
-  addThreadKeys,
-  createThread,
-  findSubjectMatch,
-  findThreadKeys,
-  loadCandidateThreads,
-  touchThread,
-} from '../store/threads.ts';
+  findStoredMessage,
+  isDuplicateMessage,
+  isStaleLookup,
+  lookupForIngest,
+  writeIngested,
+  type IngestWrite,
+  type NewInboundMessage,
+} from '../store/ingest-store.ts';
+import type { SqlExecutor } from '../store/sql.ts';
 
 export type IngestSource =
   | { kind: 'imap'; folder: string; uid: number }
@@ -71,7 +70,8 @@ export interface IngestSettings {
 }
 
 export interface IngestDeps {
-  db: Db;
+  /** Plain SQL on the product's database (`Database.sql`): ingestion is its hot path. */
+  sql: SqlExecutor;
   mailbox: MailboxRecord;
   settings: IngestSettings;
   logger: Logger;
@@ -80,9 +80,50 @@ export interface IngestDeps {
 }
 
 export async function ingestRawMessage(deps: IngestDeps, raw: Buffer, source: IngestSource, options: IngestOptions = {}): Promise<IngestResult> {
+  return ingestParsed(deps, raw, await parseRawEmail(raw), source, options);
+}
+
+export interface IngestItem {
+  raw: Buffer;
+  source: IngestSource;
+  options?: IngestOptions;
+}
+
+/**
+ * Ingests messages strictly in order (a reply can thread onto the message before it), parsing the
+ * next one while the database stores the one before: parsing is CPU, storing mostly waiting.
+ * `onIngested` runs after each message is stored, before the next is; a failure stops the run
+ * there, with every earlier message stored.
+ */
+export async function ingestInOrder(
+  deps: IngestDeps,
+  items: readonly IngestItem[],
+  onIngested?: (result: IngestResult, index: number) => Promise<void> | void,
+): Promise<IngestResult[]> {
+  const results: IngestResult[] = [];
+  const parseAhead = (index: number): Promise<ParseOutcome> | null => {
+    const item = items[index];
+    if (!item) return null;
+    const parsing = parseRawEmail(item.raw);
+    // Awaited below; this keeps a rejection from being reported as unhandled in the meantime.
+    parsing.catch(() => undefined);
+    return parsing;
+  };
+  let next = parseAhead(0);
+  for (let i = 0; next; i++) {
+    const parsed = await next;
+    next = parseAhead(i + 1);
+    const item = items[i]!;
+    const result = await ingestParsed(deps, item.raw, parsed, item.source, item.options ?? {});
+    results.push(result);
+    await onIngested?.(result, i);
+  }
+  return results;
+}
+
+async function ingestParsed(deps: IngestDeps, raw: Buffer, parsed: ParseOutcome, source: IngestSource, options: IngestOptions): Promise<IngestResult> {
   const receivedAt = options.receivedAt ?? new Date();
   const now = options.now ?? new Date();
-  const parsed = await parseRawEmail(raw);
   const result = parsed.ok
     ? await storeParsed(deps, raw, parsed.email, source, receivedAt, now)
     : await storeMalformed(deps, raw, parsed.reason, source, receivedAt);
@@ -107,31 +148,55 @@ export async function ingestRawMessage(deps: IngestDeps, raw: Buffer, source: In
 async function storeMalformed(deps: IngestDeps, raw: Buffer, reason: string, source: IngestSource, receivedAt: Date): Promise<IngestResult> {
   const messageId = rawHashMessageId(raw);
   const base = { messageId, threadId: null, entityId: null, outcome: 'skipped' as const, text: '', at: receivedAt, replyNeeded: false };
-  const existing = await findStoredMessage(deps.db, deps.mailbox.id, messageId);
-  if (existing) return { ...base, id: existing.id, skipReason: 'duplicate', skipDetail: 'same bytes stored before', stored: false };
-  const row = sourceFields(source);
+  const message: NewInboundMessage = {
+    ...emptyMessage(deps, messageId, source, receivedAt, raw),
+    syntheticId: true,
+    classification: 'malformed',
+    skipReason: 'malformed',
+    skipDetail: reason,
+    status: 'malformed',
+  };
   try {
-    const id = await insertMessage(deps.db, {
-      mailboxId: deps.mailbox.id,
-      messageId,
-      syntheticId: true,
-      threadId: null,
-      entityId: null,
-      direction: 'inbound',
-      ...row,
-      receivedAt,
-      classification: 'malformed',
-      skipReason: 'malformed',
-      skipDetail: reason,
-      status: 'malformed',
-      raw,
-    });
-    return { ...base, id, skipReason: 'malformed', skipDetail: reason, stored: true };
+    await writeIngested(deps.sql, { message });
+    return { ...base, id: message.id, skipReason: 'malformed', skipDetail: reason, stored: true };
   } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    const again = await findStoredMessage(deps.db, deps.mailbox.id, messageId);
-    return { ...base, id: again?.id ?? '', skipReason: 'duplicate', skipDetail: 'stored concurrently', stored: false };
+    if (!isDuplicateMessage(error)) throw error;
+    const again = await findStoredMessage(deps.sql, deps.mailbox.id, messageId);
+    return { ...base, id: again?.id ?? '', skipReason: 'duplicate', skipDetail: 'same bytes stored before', stored: false };
   }
+}
+
+function emptyMessage(deps: IngestDeps, messageId: string, source: IngestSource, receivedAt: Date, raw: Buffer): NewInboundMessage {
+  return {
+    id: newId('m'),
+    mailboxId: deps.mailbox.id,
+    messageId,
+    syntheticId: false,
+    threadId: null,
+    entityId: null,
+    ...sourceFields(source),
+    fromAddress: null,
+    fromName: null,
+    replyTo: null,
+    toAddresses: [],
+    ccAddresses: [],
+    subject: '',
+    inReplyTo: null,
+    references: [],
+    sentAt: null,
+    receivedAt,
+    bodyText: '',
+    extractedText: '',
+    attachments: [],
+    classification: 'normal',
+    skipReason: null,
+    skipDetail: null,
+    authDmarc: null,
+    authDkim: null,
+    authSpf: null,
+    status: 'received',
+    raw,
+  };
 }
 
 async function storeParsed(
@@ -156,82 +221,68 @@ async function storeParsed(
   const verdict = trustedAuthVerdict(email.rawHeaders.get('authentication-results') ?? [], settings.authservId);
   const headerIds = headerIdsInPreferenceOrder(email.inReplyTo, email.references).filter((id) => id !== messageId);
 
-  try {
-    return await deps.db.$transaction(async (tx) => {
-      const placement = classification.skipReason
-        ? await placeSkipped(tx, deps, email, headerIds)
-        : await placeCustomerMessage(tx, deps, email, headerIds, at);
+  const message: NewInboundMessage = {
+    ...emptyMessage(deps, messageId, source, receivedAt, raw),
+    syntheticId: email.messageId === null,
+    fromAddress: email.from?.address ?? null,
+    fromName: email.from?.name ?? null,
+    replyTo: email.replyTo.find((r) => r.address)?.address ?? null,
+    toAddresses: email.to.flatMap((a) => (a.address ? [a.address] : [])),
+    ccAddresses: email.cc.flatMap((a) => (a.address ? [a.address] : [])),
+    subject: sanitiseHeaderValue(email.subject),
+    inReplyTo: email.inReplyTo[0] ?? null,
+    references: email.references,
+    sentAt: email.date,
+    bodyText: email.bodyText,
+    extractedText: text,
+    attachments: email.attachments,
+    classification: classification.skipReason ?? 'normal',
+    skipReason: classification.skipReason,
+    authDmarc: verdict.dmarc,
+    authDkim: verdict.dkim,
+    authSpf: verdict.spf,
+    status: classification.skipReason ? 'skipped' : tooOld ? 'no_reply_needed' : 'pending_reply',
+  };
+  const stored = {
+    id: message.id,
+    messageId,
+    outcome: classification.skipReason ? ('skipped' as const) : ('processed' as const),
+    skipReason: classification.skipReason,
+    skipDetail: classification.detail,
+    text,
+    stored: true,
+    at,
+    replyNeeded: !classification.skipReason && !tooOld,
+  };
 
-      const id = await insertMessage(tx, {
-        mailboxId: deps.mailbox.id,
-        messageId,
-        syntheticId: email.messageId === null,
-        threadId: placement.threadId,
-        entityId: placement.entityId,
-        direction: 'inbound',
-        ...sourceFields(source),
-        fromAddress: email.from?.address ?? null,
-        fromName: email.from?.name ?? null,
-        replyTo: email.replyTo.find((r) => r.address)?.address ?? null,
-        toAddresses: email.to.flatMap((a) => (a.address ? [a.address] : [])),
-        ccAddresses: email.cc.flatMap((a) => (a.address ? [a.address] : [])),
-        subject: sanitiseHeaderValue(email.subject),
-        inReplyTo: email.inReplyTo[0] ?? null,
-        references: email.references,
-        sentAt: email.date,
-        receivedAt,
-        bodyText: email.bodyText,
-        extractedText: text,
-        attachments: email.attachments,
-        classification: classification.skipReason ?? 'normal',
-        skipReason: classification.skipReason,
-        skipDetail: classification.detail ?? placement.note ?? (tooOld ? 'older than REPLY_MAX_AGE when ingested; kept without a reply' : null),
-        authDmarc: verdict.dmarc,
-        authDkim: verdict.dkim,
-        authSpf: verdict.spf,
-        status: classification.skipReason ? 'skipped' : tooOld ? 'no_reply_needed' : 'pending_reply',
-        raw,
-      });
-      if (placement.threadId && !classification.skipReason) {
-        await addThreadKeys(tx, deps.mailbox.id, placement.threadId, [
-          { messageId, kind: 'seen' },
-          ...headerIds.map((ref) => ({ messageId: ref, kind: 'referenced' as const })),
-        ]);
-        if (!placement.created) await touchThread(tx, placement.threadId, at);
-      }
+  // A second look is needed only when a concurrent writer changed what the first one saw.
+  for (let attempt = 1; ; attempt++) {
+    const placement = classification.skipReason
+      ? await placeSkipped(deps, email, headerIds)
+      : await placeCustomerMessage(deps, email, messageId, headerIds, at);
+    const skipDetail = classification.detail ?? placement.note ?? (tooOld ? 'older than REPLY_MAX_AGE when ingested; kept without a reply' : null);
+    try {
+      await writeIngested(deps.sql, { ...placement.write, message: { ...message, threadId: placement.threadId, entityId: placement.entityId, skipDetail } });
+      return { ...stored, threadId: placement.threadId, entityId: placement.entityId };
+    } catch (error) {
+      if (isStaleLookup(error) && attempt < 3) continue;
+      // The Message-ID is known: a repeat delivery, a concurrent poller, or the agent's own reply
+      // coming back. The unique key decides (no look-up before the insert: new mail is the usual case).
+      if (!isDuplicateMessage(error)) throw error;
+      const existing = await findStoredMessage(deps.sql, deps.mailbox.id, messageId);
+      const ownReply = existing?.direction === 'outbound';
       return {
-        id,
-        messageId,
-        threadId: placement.threadId,
-        entityId: placement.entityId,
-        outcome: classification.skipReason ? ('skipped' as const) : ('processed' as const),
-        skipReason: classification.skipReason,
-        skipDetail: classification.detail,
-        text,
-        stored: true,
-        at,
-        replyNeeded: !classification.skipReason && !tooOld,
+        ...stored,
+        id: existing?.id ?? '',
+        threadId: existing?.threadId ?? null,
+        entityId: existing?.entityId ?? null,
+        outcome: 'skipped',
+        skipReason: ownReply ? 'loop' : 'duplicate',
+        skipDetail: ownReply ? "the agent's own reply came back" : `Message-ID seen before (${existing?.id ?? 'stored concurrently'})`,
+        stored: false,
+        replyNeeded: false,
       };
-    });
-  } catch (error) {
-    // The Message-ID is known: a repeat delivery, a concurrent poller, or the agent's own reply
-    // coming back. The unique key decides (no look-up before the insert: new mail is the usual case).
-    if (!isUniqueViolation(error)) throw error;
-    const existing = await findStoredMessage(deps.db, deps.mailbox.id, messageId);
-    const ownReply = existing?.direction === 'outbound';
-    return {
-      id: existing?.id ?? '',
-      messageId,
-      threadId: existing?.threadId ?? null,
-      entityId: existing?.entityId ?? null,
-      outcome: 'skipped',
-      skipReason: ownReply ? 'loop' : 'duplicate',
-      skipDetail: ownReply ? "the agent's own reply came back" : `Message-ID seen before (${existing?.id ?? 'stored concurrently'})`,
-      text,
-      stored: false,
-      at,
-      replyNeeded: false,
-    };
+    }
   }
 }
 
@@ -239,68 +290,91 @@ interface Placement {
   threadId: string | null;
   entityId: string | null;
   note: string | null;
-  /** A thread made for this message is already up to date. */
-  created: boolean;
+  /** What to store besides the message itself. */
+  write: Omit<IngestWrite, 'message'>;
 }
 
 /** Automated mail creates no entity and no thread; it is filed with a thread only if its headers point at one. */
-async function placeSkipped(tx: DbClient, deps: IngestDeps, email: ParsedEmail, headerIds: string[]): Promise<Placement> {
-  const sender = email.from?.address ?? null;
-  const entity = sender ? await findEntityByAddress(tx, sender) : null;
-  const matches = await findThreadKeys(tx, deps.mailbox.id, trustworthyIds(deps, headerIds));
-  return { threadId: matches[0]?.threadId ?? null, entityId: entity?.id ?? null, note: null, created: false };
+async function placeSkipped(deps: IngestDeps, email: ParsedEmail, headerIds: string[]): Promise<Placement> {
+  const found = await lookupForIngest(deps.sql, {
+    mailboxId: deps.mailbox.id,
+    address: email.from?.address ?? null,
+    entityKey: null,
+    headerIds: trustworthyIds(deps, headerIds),
+    normalizedSubject: '',
+    subjectSince: new Date(0),
+  });
+  return { threadId: found.matches[0]?.threadId ?? null, entityId: found.linked?.id ?? null, note: null, write: {} };
 }
 
-async function placeCustomerMessage(tx: DbClient, deps: IngestDeps, email: ParsedEmail, headerIds: string[], at: Date): Promise<Placement> {
+async function placeCustomerMessage(deps: IngestDeps, email: ParsedEmail, messageId: string, headerIds: string[], at: Date): Promise<Placement> {
   const { settings } = deps;
   const from = email.from!;
   const sender = from.address!;
   const entityAddress = settings.foldPlusAddresses ? foldPlusAddress(sender) : sender;
-  const entity = await resolveEntity(tx, entityAddress, entityKeyFor(entityAddress, settings.entityKey), from.name);
-
-  const matches = await findThreadKeys(tx, deps.mailbox.id, trustworthyIds(deps, headerIds));
-  const threads = await loadCandidateThreads(tx, matches.map((m) => m.threadId));
+  const identity = entityKeyFor(entityAddress, settings.entityKey);
   const normalizedSubject = normaliseSubject(email.subject);
-  const subjectMatch =
-    matches.length === 0
-      ? await findSubjectMatch(tx, {
-          mailboxId: deps.mailbox.id,
-          entityId: entity.id,
-          normalizedSubject,
-          since: new Date(at.getTime() - settings.subjectWindowMs),
-        })
-      : null;
+  const found = await lookupForIngest(deps.sql, {
+    mailboxId: deps.mailbox.id,
+    address: entityAddress,
+    entityKey: identity.key,
+    headerIds: trustworthyIds(deps, headerIds),
+    normalizedSubject,
+    subjectSince: new Date(at.getTime() - settings.subjectWindowMs),
+  });
+  const resolution = resolveEntityFrom({ linked: found.linked, byKey: found.byKey, identity, displayName: from.name, newEntityId: newId('e') });
+  const entity = resolution.entity;
+
   const decision: ThreadDecision = decideThread({
     senderAddress: sender,
     senderEntityId: entity.id,
     headerIds,
-    matches,
-    threads,
-    subjectMatch,
+    matches: found.matches,
+    threads: found.threads,
+    subjectMatch: found.subjectMatch,
     isForward: isForwardSubject(email.subject),
   });
-
-  const threadId =
-    decision.kind === 'join'
-      ? decision.threadId
-      : await createThread(tx, {
-          mailboxId: deps.mailbox.id,
-          entityId: entity.id,
-          subject: sanitiseHeaderValue(email.subject),
-          normalizedSubject,
-          at,
-          linkedThreadId: decision.linkedThreadId,
-        });
+  const threadId = decision.kind === 'join' ? decision.threadId : newId('t');
 
   const others = [...email.to, ...email.cc]
     .map((a) => a.address)
     .filter((a): a is string => a !== null && a !== settings.supportAddress && a !== sender);
-  await addParticipants(tx, threadId, [
-    { address: sender, entityId: entity.id, role: decision.kind === 'new' ? 'primary' : 'participant' },
-    ...[...new Set(others)].map((address) => ({ address, entityId: null, role: 'participant' as const })),
-  ]);
   const note = decision.kind === 'new' ? (decision.linkedThreadId ? `new thread linked to ${decision.linkedThreadId}: ${decision.reason}` : null) : null;
-  return { threadId, entityId: entity.id, note, created: decision.kind === 'new' };
+  return {
+    threadId,
+    entityId: entity.id,
+    note,
+    write: {
+      ...(resolution.create ? { newEntity: entity } : {}),
+      ...(resolution.rename && entity.name ? { renameEntity: { id: entity.id, name: entity.name } } : {}),
+      ...(resolution.attachAddress ? { attachAddress: { id: newId('ea'), entityId: entity.id, address: entityAddress, displayName: from.name } } : {}),
+      ...(decision.kind === 'new'
+        ? {
+            newThread: {
+              id: threadId,
+              mailboxId: deps.mailbox.id,
+              entityId: entity.id,
+              subject: sanitiseHeaderValue(email.subject),
+              normalizedSubject,
+              at,
+              linkedThreadId: decision.linkedThreadId,
+            },
+          }
+        : { touchThread: { id: threadId, at } }),
+      participants: {
+        threadId,
+        rows: [
+          { address: sender, entityId: entity.id, role: decision.kind === 'new' ? 'primary' : 'participant' },
+          ...[...new Set(others)].map((address) => ({ address, entityId: null, role: 'participant' as const })),
+        ],
+      },
+      threadKeys: {
+        mailboxId: deps.mailbox.id,
+        threadId,
+        keys: [{ messageId, kind: 'seen' }, ...headerIds.map((ref) => ({ messageId: ref, kind: 'referenced' as const }))],
+      },
+    },
+  };
 }
 
 /** Header IDs worth looking up: an ID shaped like the agent's own must carry a valid signature. */
@@ -308,7 +382,7 @@ function trustworthyIds(deps: IngestDeps, ids: string[]): string[] {
   return ids.filter((id) => !id.startsWith('<sa.') || verifyAgentMessageId(deps.settings.messageIdSecret, id) !== null);
 }
 
-function sourceFields(source: IngestSource): Pick<NewMessage, 'source' | 'imapFolder' | 'imapUid'> {
+function sourceFields(source: IngestSource): Pick<NewInboundMessage, 'source' | 'imapFolder' | 'imapUid'> {
   return source.kind === 'imap'
     ? { source: 'imap', imapFolder: source.folder, imapUid: source.uid }
     : { source: source.kind, imapFolder: null, imapUid: null };

@@ -73,7 +73,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       const at = clock;
       const result = await ingestRawMessage(
         {
-          db: db.prisma,
+          sql: db.sql,
           mailbox,
           settings,
           logger: options.logger,

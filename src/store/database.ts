@@ -7,16 +7,20 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { AppError } from '../errors.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { SchemaEnginePool } from './postgres-pool.ts';
 import { acquireDirectoryLock, type DirectoryLock } from './directory-lock.ts';
+import { pgliteSql, postgresSql, type SqlExecutor } from './sql.ts';
 
 export type Db = InstanceType<typeof PrismaClient>;
 
 export interface Database {
   prisma: Db;
+  /** Plain SQL on the same database, for ingestion's hot path. */
+  sql: SqlExecutor;
   /** The same database as a migration-aware driver adapter, for the schema engine. */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   kind: 'pglite' | 'postgresql';
@@ -35,15 +39,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 function openPostgres(url: string): Database {
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+  // One pool for Prisma and plain SQL, so ingestion adds no connections.
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // The pool drops a connection the server closed while idle; the next query reports the outage.
+  pool.on('error', () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const schemaEnginePool = new SchemaEnginePool({ connectionString: url, max: 2, idleTimeoutMillis: 1000 });
   return {
     prisma,
+    sql: postgresSql(pool),
     adapterFactory: new PrismaPg(schemaEnginePool),
     kind: 'postgresql',
     location: redactUrl(url),
     close: async () => {
       await prisma.$disconnect();
+      await pool.end();
       await schemaEnginePool.end();
     },
   };
@@ -65,6 +75,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
     prisma,
+    sql: pgliteSql(pglite),
     adapterFactory,
     kind: 'pglite',
     location: dir,
@@ -83,6 +94,7 @@ export async function openMemoryDatabase(): Promise<Database> {
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
     prisma,
+    sql: pgliteSql(pglite),
     adapterFactory,
     kind: 'pglite',
     location: 'memory',

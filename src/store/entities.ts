@@ -1,4 +1,5 @@
 import type { EntityKind } from '../mail/addresses.ts';
+import { resolveEntityFrom } from '../mail/entity-resolution.ts';
 import { newId } from '../ids.ts';
 import type { DbClient } from './client.ts';
 import { isUniqueViolation } from './client.ts';
@@ -28,8 +29,8 @@ export async function findEntity(db: DbClient, ref: string): Promise<EntityRecor
 }
 
 /**
- * The entity an address belongs to, created on first contact. A linked address wins over the key
- * (an operator's `link` is deliberate); otherwise the key (address or company domain) decides.
+ * The entity an address belongs to, created on first contact (rule: `resolveEntityFrom`). Used by
+ * operator imports; ingestion does the same in two SQL round trips (`ingest-store.ts`).
  */
 export async function resolveEntity(
   db: DbClient,
@@ -38,29 +39,20 @@ export async function resolveEntity(
   displayName: string | null,
 ): Promise<EntityRecord> {
   const linked = await findEntityByAddress(db, address);
-  if (linked) return maybeRename(db, linked, displayName, identity.kind);
-  let entity = await db.entity.findUnique({ where: { key: identity.key }, select: ENTITY_FIELDS });
-  if (!entity) {
+  const byKey = linked ? null : await db.entity.findUnique({ where: { key: identity.key }, select: ENTITY_FIELDS });
+  const plan = resolveEntityFrom({ linked, byKey, identity, displayName, newEntityId: newId('e') });
+  let entity = plan.entity;
+  if (plan.create) {
     try {
-      entity = await db.entity.create({
-        data: { id: newId('e'), kind: identity.kind, key: identity.key, name: identity.kind === 'person' ? displayName : identity.key },
-        select: ENTITY_FIELDS,
-      });
+      entity = await db.entity.create({ data: plan.entity, select: ENTITY_FIELDS });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       entity = await db.entity.findUniqueOrThrow({ where: { key: identity.key }, select: ENTITY_FIELDS });
     }
   }
-  await db.entityAddress.createMany({
-    data: [{ id: newId('ea'), entityId: entity.id, address, displayName }],
-    skipDuplicates: true,
-  });
-  return maybeRename(db, entity, displayName, identity.kind);
-}
-
-/** Keep the display name as the name until a better one is known: never overwrite a real name with nothing. */
-async function maybeRename(db: DbClient, entity: EntityRecord, displayName: string | null, kind: EntityKind): Promise<EntityRecord> {
-  if (kind !== 'person' || !displayName || entity.name) return entity;
-  await db.entity.update({ where: { id: entity.id }, data: { name: displayName } });
-  return { ...entity, name: displayName };
+  if (plan.attachAddress) {
+    await db.entityAddress.createMany({ data: [{ id: newId('ea'), entityId: entity.id, address, displayName }], skipDuplicates: true });
+  }
+  if (plan.rename) await db.entity.update({ where: { id: entity.id }, data: { name: plan.entity.name } });
+  return entity;
 }

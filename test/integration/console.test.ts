@@ -127,7 +127,7 @@ describe('the review console', () => {
     });
     const ingested = await ingestRawMessage(
       {
-        db: runtime.db,
+        sql: runtime.database.sql,
         mailbox: runtime.mailbox,
         settings: runtime.ingest,
         logger: silentLogger,

@@ -94,7 +94,7 @@ afterAll(async () => {
 
 function ingest(raw: string) {
   return ingestRawMessage(
-    { db: runtime.db, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger, onReplyNeeded: (t) => runtime.queues().enqueueTurn(t) },
+    { sql: runtime.database.sql, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger, onReplyNeeded: (t) => runtime.queues().enqueueTurn(t) },
     Buffer.from(raw),
     { kind: 'api' },
   );

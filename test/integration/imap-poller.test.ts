@@ -5,10 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MailboxPoller, PROCESSED_KEYWORD } from '../../src/imap/mailbox-poller.ts';
 import { createPollerStore } from '../../src/imap/poller-store.ts';
-import { ingestRawMessage } from '../../src/ingest/ingest-message.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { ensureMailbox } from '../../src/store/mailboxes.ts';
-import { startPoller } from '../../workers/poller.ts';
+import { ingestFetched, startPoller } from '../../workers/poller.ts';
 import { customerEmail, startAgentHarness, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
 
@@ -150,8 +149,7 @@ describe('the IMAP poller', () => {
         folders: ['INBOX'], pollIntervalMs: 2000, idle: true, processedAction: action, processedFolder: 'Processed',
       },
       store: createPollerStore(h.runtime.db, mailbox.id),
-      ingest: (raw, source, receivedAt) =>
-        ingestRawMessage({ db: h.runtime.db, mailbox, settings: { ...h.runtime.ingest, supportAddress: address }, logger: silentLogger }, raw, source, { receivedAt }),
+      ingest: ingestFetched({ sql: h.runtime.database.sql, mailbox, settings: { ...h.runtime.ingest, supportAddress: address }, logger: silentLogger }),
       logger: silentLogger,
     });
     const message = mail(`${action}-processed`);
@@ -186,8 +184,7 @@ describe('the IMAP poller', () => {
         folders: [folder], pollIntervalMs: 300, idle: false, processedAction: 'move', processedFolder: 'Processed',
       },
       store: createPollerStore(h.runtime.db, mailbox.id),
-      ingest: (raw, source, receivedAt) =>
-        ingestRawMessage({ db: h.runtime.db, mailbox, settings: { ...h.runtime.ingest, supportAddress: address }, logger: silentLogger }, raw, source, { receivedAt }),
+      ingest: ingestFetched({ sql: h.runtime.database.sql, mailbox, settings: { ...h.runtime.ingest, supportAddress: address }, logger: silentLogger }),
       logger: silentLogger,
     });
     own.start();

@@ -92,7 +92,7 @@ async function startOn(
     ingest: (raw, ingestOptions = {}) =>
       ingestRawMessage(
         {
-          db: runtime.db,
+          sql: runtime.database.sql,
           mailbox: runtime.mailbox,
           settings: runtime.ingest,
           logger: silentLogger,
