@@ -7,6 +7,7 @@ import { entityKeyFor, foldPlusAddress, type EntityKeyOptions } from '../mail/ad
 import { trustedAuthVerdict, UNKNOWN_VERDICT } from '../mail/auth-results.ts';
 import { classifyEmail, type SkipReason } from '../mail/classify.ts';
 import { rawHashMessageId, syntheticMessageId, verifyAgentMessageId } from '../mail/message-id.ts';
+import { orderKeys, nextGroupSize } from '../mail/ingest-order.ts';
 import { parseRawEmail, type ParsedEmail, type ParseOutcome } from '../mail/parse-message.ts';
 import { extractReplyText } from '../mail/reply-text.ts';
 import { isForwardSubject, normaliseSubject, sanitiseHeaderValue } from '../mail/subject.ts';
@@ -89,34 +90,63 @@ export interface IngestItem {
   options?: IngestOptions;
 }
 
+/** How many unrelated messages of a chunk are stored side by side (each takes a pool connection). */
+export const MAX_SIDE_BY_SIDE = 4;
+
+interface Prepared {
+  parsed: ParseOutcome;
+  keys: string[];
+}
+
+async function prepare(raw: Buffer, settings: IngestSettings): Promise<Prepared> {
+  const parsed = await parseRawEmail(raw);
+  if (!parsed.ok) return { parsed, keys: [`id:${rawHashMessageId(raw)}`] };
+  return { parsed, keys: orderKeys(parsed.email, parsed.email.messageId ?? syntheticMessageId(parsed.email), settings) };
+}
+
 /**
- * Ingests messages strictly in order (a reply can thread onto the message before it), parsing the
- * next one while the database stores the one before: parsing is CPU, storing mostly waiting.
- * `onIngested` runs after each message is stored, before the next is; a failure stops the run
- * there, with every earlier message stored.
+ * Ingests a fetched chunk with the result of storing it in order: a message is stored only after
+ * every earlier message it could depend on (`orderKeys`); unrelated messages are stored side by
+ * side, and the next messages are parsed while the database works. `onIngested` runs in the
+ * chunk's order, once a message and every message before it are stored. A failure stops the run:
+ * everything reported is stored; a later message may be stored too, and is recognised by its
+ * Message-ID when it comes again.
  */
 export async function ingestInOrder(
   deps: IngestDeps,
   items: readonly IngestItem[],
   onIngested?: (result: IngestResult, index: number) => Promise<void> | void,
+  maxSideBySide = MAX_SIDE_BY_SIDE,
 ): Promise<IngestResult[]> {
   const results: IngestResult[] = [];
-  const parseAhead = (index: number): Promise<ParseOutcome> | null => {
-    const item = items[index];
-    if (!item) return null;
-    const parsing = parseRawEmail(item.raw);
-    // Awaited below; this keeps a rejection from being reported as unhandled in the meantime.
-    parsing.catch(() => undefined);
-    return parsing;
+  const preparing: Array<Promise<Prepared>> = [];
+  const prepareUpTo = (end: number) => {
+    for (let i = preparing.length; i < Math.min(end, items.length); i++) {
+      const work = prepare(items[i]!.raw, deps.settings);
+      // Awaited below; this keeps a rejection from being reported as unhandled in the meantime.
+      work.catch(() => undefined);
+      preparing.push(work);
+    }
   };
-  let next = parseAhead(0);
-  for (let i = 0; next; i++) {
-    const parsed = await next;
-    next = parseAhead(i + 1);
-    const item = items[i]!;
-    const result = await ingestParsed(deps, item.raw, parsed, item.source, item.options ?? {});
-    results.push(result);
-    await onIngested?.(result, i);
+  let next = 0;
+  prepareUpTo(maxSideBySide);
+  while (next < items.length) {
+    const window = await Promise.all(preparing.slice(next, next + maxSideBySide));
+    const start = next;
+    const group = window.slice(0, nextGroupSize(window.map((p) => p.keys), maxSideBySide));
+    next += group.length;
+    prepareUpTo(next + maxSideBySide);
+    const settled = await Promise.allSettled(
+      group.map((p, k) => {
+        const item = items[start + k]!;
+        return ingestParsed(deps, item.raw, p.parsed, item.source, item.options ?? {});
+      }),
+    );
+    for (const [k, outcome] of settled.entries()) {
+      if (outcome.status === 'rejected') throw outcome.reason;
+      results.push(outcome.value);
+      await onIngested?.(outcome.value, start + k);
+    }
   }
   return results;
 }

@@ -161,21 +161,53 @@ describe.each(backends)('ingestion storage on $name', ({ open }) => {
     expect(results[1]!.entityId).not.toBe(results[0]!.entityId);
   });
 
-  it('a chunk that fails part-way keeps every message before the failure', async () => {
-    const items = ['a', 'b', 'c'].map((n) => ({
+  it('a chunk that fails part-way has stored every message it reported, and reports none after the failure', async () => {
+    const items = ['a', 'b', 'c', 'd'].map((n) => ({
       raw: Buffer.from(customerEmail({ from: `stop-${n}@example.org`, subject: `Stop ${n}`, body: 'Hello.', messageId: `<store-stop-${n}@example.org>` })),
       source: { kind: 'api' as const },
     }));
-    let calls = 0;
     const failing: SqlExecutor = {
       async query(text, params) {
-        if (text.includes('INSERT INTO "Message"') && ++calls === 2) throw new Error('the database went away');
+        if (text.includes('INSERT INTO "Message"') && JSON.stringify(params).includes('<store-stop-c@example.org>')) throw new Error('the database went away');
         return database.sql.query(text, params);
       },
     };
-    await expect(ingestInOrder({ ...deps, sql: failing }, items)).rejects.toThrow('the database went away');
+    const reported: number[] = [];
+    await expect(ingestInOrder({ ...deps, sql: failing }, items, (_r, index) => void reported.push(index))).rejects.toThrow('the database went away');
+    expect(reported).toEqual([0, 1]);
     const stored = await database.prisma.message.findMany({ where: { messageId: { startsWith: '<store-stop-' } }, select: { messageId: true } });
-    expect(stored.map((m) => m.messageId)).toEqual(['<store-stop-a@example.org>']);
+    expect(stored.map((m) => m.messageId)).toEqual(expect.arrayContaining(['<store-stop-a@example.org>', '<store-stop-b@example.org>']));
+    expect(stored.map((m) => m.messageId)).not.toContain('<store-stop-c@example.org>');
+  });
+
+  it('stores unrelated customers side by side and related mail in order, with the same outcome as one at a time', async () => {
+    const mails = [
+      customerEmail({ from: 'p1@example.org', subject: 'Printer', body: 'My printer is broken.', messageId: '<side-1@example.org>' }),
+      customerEmail({ from: 'p2@example.org', subject: 'Refund', body: 'Refund please.', messageId: '<side-2@example.org>' }),
+      customerEmail({ from: 'p1@example.org', subject: 'Re: Printer', body: 'Still broken.', messageId: '<side-3@example.org>', inReplyTo: '<side-1@example.org>' }),
+      customerEmail({ from: 'p3@example.org', subject: 'Login', body: 'Cannot log in.', messageId: '<side-4@example.org>' }),
+      customerEmail({ from: 'p2@example.org', subject: 'Refund', body: 'Any news?', messageId: '<side-5@example.org>' }),
+    ];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const counting: SqlExecutor = {
+      async query(text, params) {
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        try {
+          return await database.sql.query(text, params);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    const results = await ingestInOrder({ ...deps, sql: counting }, mails.map((raw) => ({ raw: Buffer.from(raw), source: { kind: 'api' as const } })));
+    expect(mostInFlight).toBeGreaterThan(1);
+    expect(results.map((r) => r.messageId)).toEqual(['<side-1@example.org>', '<side-2@example.org>', '<side-3@example.org>', '<side-4@example.org>', '<side-5@example.org>']);
+    expect(results[2]!.threadId).toBe(results[0]!.threadId);
+    expect(results[4]!.threadId).toBe(results[1]!.threadId);
+    expect(new Set(results.map((r) => r.threadId)).size).toBe(3);
+    expect(results[2]!.entityId).toBe(results[0]!.entityId);
   });
 
   it('mail that cannot be parsed is kept raw as malformed, once', async () => {
