@@ -44,7 +44,6 @@ export async function runSyncFill(ctx: PhaseContext): Promise<PhaseResult> {
   const hash = createHash('sha256');
   const started = performance.now();
   let bytes = 0;
-  let seen = 0;
   let replies = 0;
   let autoReplies = 0;
   const threads = new Set<number>();
