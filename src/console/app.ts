@@ -42,7 +42,7 @@ function handleError(error: unknown, c: ConsoleContext): Response {
 
 export function createConsoleApp(runtime: Runtime, password: string): Hono<ConsoleEnv> {
   if (!password) throw new AppError('CONFIG_INVALID', 'the console needs CONSOLE_PASSWORD');
-  const sessions = new SessionStore();
+  const sessions = new SessionStore(runtime.db, password);
   const login = loginRoutes(password, sessions);
   const app = new Hono<ConsoleEnv>();
 

@@ -1,11 +1,12 @@
 /**
- * Operator login: one shared password, in-memory sessions, and the middleware that keeps every
+ * Operator login: one shared password, sessions in the database, and the middleware that keeps every
  * page but the login form (and the stylesheet) behind it. The password and session ids never
  * reach a log line.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { Db } from '../store/database.ts';
 import type { ConsoleEnv, Session } from './context.ts';
 
 export const SESSION_COOKIE = 'sa_session';
@@ -36,53 +37,88 @@ export interface SessionStoreOptions {
   idleMs?: number;
   /** No session outlives this (default 24 h). */
   maxAgeMs?: number;
-  /** Oldest sessions are dropped beyond this many, so repeated logins cannot grow memory. */
+  /** Oldest sessions are dropped beyond this many, so repeated logins cannot grow the table. */
   maxSessions?: number;
   now?: () => number;
 }
 
-/** Sessions live in this process only: restarting the console logs everyone out, which is fine for one team. */
+/** Whether a session has ended by time: unused for `idleMs`, or older than `maxAgeMs`. */
+export function sessionExpired(session: Pick<Session, 'createdAt' | 'lastSeenAt'>, at: number, idleMs: number, maxAgeMs: number): boolean {
+  return at - session.lastSeenAt > idleMs || at - session.createdAt > maxAgeMs;
+}
+
+/** A request seen within this long of the last recorded one does not write `lastSeenAt` again. */
+const TOUCH_EVERY_MS = 60_000;
+
+const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+const passwordCheck = (password: string, token: string): string => createHmac('sha256', password).update(token, 'utf8').digest('hex');
+
+/**
+ * Console sessions in the database (`ConsoleSession`): they survive a restart and are shared by
+ * every console process. The cookie's token is stored only as a hash.
+ */
 export class SessionStore {
-  private readonly sessions = new Map<string, Session>();
   private readonly idleMs: number;
   private readonly maxAgeMs: number;
   private readonly maxSessions: number;
   private readonly now: () => number;
 
-  constructor(options: SessionStoreOptions = {}) {
+  constructor(
+    private readonly db: Db,
+    private readonly password: string,
+    options: SessionStoreOptions = {},
+  ) {
     this.idleMs = options.idleMs ?? 8 * HOUR;
     this.maxAgeMs = options.maxAgeMs ?? 24 * HOUR;
     this.maxSessions = options.maxSessions ?? 200;
     this.now = options.now ?? Date.now;
   }
 
-  create(): Session {
+  async create(): Promise<Session> {
     const at = this.now();
     const session: Session = { id: newToken(), csrfToken: newToken(), createdAt: at, lastSeenAt: at };
-    this.sessions.set(session.id, session);
-    while (this.sessions.size > this.maxSessions) {
-      const oldest = this.sessions.keys().next();
-      if (oldest.done) break;
-      this.sessions.delete(oldest.value);
-    }
+    await this.db.consoleSession.create({
+      data: {
+        tokenHash: hashToken(session.id),
+        csrfToken: session.csrfToken,
+        passwordCheck: passwordCheck(this.password, session.id),
+        createdAt: new Date(at),
+        lastSeenAt: new Date(at),
+      },
+    });
+    await this.prune(at);
     return session;
   }
 
-  get(id: string | undefined): Session | null {
+  async get(id: string | undefined): Promise<Session | null> {
     if (!id) return null;
-    const session = this.sessions.get(id);
-    if (!session) return null;
+    const tokenHash = hashToken(id);
+    const row = await this.db.consoleSession.findUnique({ where: { tokenHash } });
+    if (!row) return null;
+    const session: Session = { id, csrfToken: row.csrfToken, createdAt: row.createdAt.getTime(), lastSeenAt: row.lastSeenAt.getTime() };
     const at = this.now();
-    if (at - session.lastSeenAt > this.idleMs || at - session.createdAt > this.maxAgeMs) {
-      this.sessions.delete(id);
+    if (sessionExpired(session, at, this.idleMs, this.maxAgeMs) || !tokensMatch(row.passwordCheck, passwordCheck(this.password, id))) {
+      await this.db.consoleSession.deleteMany({ where: { tokenHash } });
       return null;
     }
-    session.lastSeenAt = at;
+    if (at - session.lastSeenAt >= TOUCH_EVERY_MS) {
+      await this.db.consoleSession.updateMany({ where: { tokenHash }, data: { lastSeenAt: new Date(at) } });
+      session.lastSeenAt = at;
+    }
     return session;
   }
 
-  destroy(id: string | undefined): void {
-    if (id) this.sessions.delete(id);
+  async destroy(id: string | undefined): Promise<void> {
+    if (id) await this.db.consoleSession.deleteMany({ where: { tokenHash: hashToken(id) } });
+  }
+
+  /** Ends sessions that have expired, and the oldest beyond `maxSessions`. */
+  private async prune(at: number): Promise<void> {
+    await this.db.consoleSession.deleteMany({
+      where: { OR: [{ lastSeenAt: { lt: new Date(at - this.idleMs) } }, { createdAt: { lt: new Date(at - this.maxAgeMs) } }] },
+    });
+    const surplus = await this.db.consoleSession.findMany({ orderBy: { createdAt: 'desc' }, skip: this.maxSessions, select: { tokenHash: true } });
+    if (surplus.length > 0) await this.db.consoleSession.deleteMany({ where: { tokenHash: { in: surplus.map((r) => r.tokenHash) } } });
   }
 }
 
@@ -114,15 +150,15 @@ export function cookieIsSecure(c: Context): boolean {
   return new URL(c.req.url).protocol === 'https:';
 }
 
-export function startSession(c: Context<ConsoleEnv>, sessions: SessionStore): Session {
-  sessions.destroy(getCookie(c, SESSION_COOKIE));
-  const session = sessions.create();
+export async function startSession(c: Context<ConsoleEnv>, sessions: SessionStore): Promise<Session> {
+  await sessions.destroy(getCookie(c, SESSION_COOKIE));
+  const session = await sessions.create();
   setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: 'Strict', path: '/', secure: cookieIsSecure(c) });
   return session;
 }
 
-export function endSession(c: Context<ConsoleEnv>, sessions: SessionStore): void {
-  sessions.destroy(getCookie(c, SESSION_COOKIE));
+export async function endSession(c: Context<ConsoleEnv>, sessions: SessionStore): Promise<void> {
+  await sessions.destroy(getCookie(c, SESSION_COOKIE));
   deleteCookie(c, SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict', secure: cookieIsSecure(c) });
 }
 
@@ -138,7 +174,7 @@ export function safeNextPath(next: string | undefined): string {
  */
 export function requireLogin(sessions: SessionStore): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
-    const session = sessions.get(getCookie(c, SESSION_COOKIE));
+    const session = await sessions.get(getCookie(c, SESSION_COOKIE));
     if (!session) {
       const url = new URL(c.req.url);
       const wantsPage = c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html');

@@ -39,10 +39,10 @@ function loginPage(c: ConsoleContext, next: string, error: string | null, status
 
 export function loginRoutes(password: string, sessions: SessionStore, throttle = new LoginThrottle()) {
   return {
-    show(c: ConsoleContext): Response {
+    async show(c: ConsoleContext): Promise<Response> {
       const parsed = nextQuery.safeParse(c.req.query());
       const next = safeNextPath(parsed.success ? parsed.data.next : undefined);
-      if (sessions.get(getCookie(c, SESSION_COOKIE))) return c.redirect(next, 303);
+      if (await sessions.get(getCookie(c, SESSION_COOKIE))) return c.redirect(next, 303);
       return loginPage(c, next, null, 200);
     },
 
@@ -57,14 +57,14 @@ export function loginRoutes(password: string, sessions: SessionStore, throttle =
         c.get('runtime').logger.warn('console login refused: wrong password');
         return loginPage(c, next, 'That password is not correct.', 401);
       }
-      startSession(c, sessions);
+      await startSession(c, sessions);
       clearLoginToken(c);
       c.get('runtime').logger.info('console login');
       return c.redirect(next, 303);
     },
 
-    logout(c: ConsoleContext): Response {
-      endSession(c, sessions);
+    async logout(c: ConsoleContext): Promise<Response> {
+      await endSession(c, sessions);
       return c.redirect('/login?notice=logged-out', 303);
     },
   };
