@@ -17,9 +17,12 @@ interface Run {
   stderr: string;
 }
 
+/** A migrate on a busy 2-core machine (PGlite and the schema engine are WebAssembly) can take most of a minute. */
+const COMMAND_TIMEOUT_MS = 150_000;
+
 function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env['PATH'] ?? '', HOME: os.tmpdir(), ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env['PATH'] ?? '', HOME: os.tmpdir(), ...env }, timeout: COMMAND_TIMEOUT_MS }, (error, stdout, stderr) => {
       const code = error && typeof error.code === 'number' ? error.code : error ? 1 : 0;
       resolve({ code, stdout, stderr });
     });
@@ -37,7 +40,7 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-describe('the support-agent command line', () => {
+describe('the support-agent command line', { timeout: 2 * COMMAND_TIMEOUT_MS }, () => {
   it.each(COMMANDS)('`%s --help` explains itself and exits 0', async (command) => {
     const writes: string[] = [];
     const original = process.stdout.write.bind(process.stdout);
@@ -76,7 +79,7 @@ describe('the support-agent command line', () => {
     expect(first.stdout).toMatch(new RegExp(`Applied ${await migrationCount()} migration\\(s\\) to .*/pglite`));
     const second = await run(['migrate'], { DATA_DIR: dataDir });
     expect(second.stdout).toMatch(/is up to date/);
-  }, 120_000);
+  }, 2 * COMMAND_TIMEOUT_MS);
 
   it('migrates PostgreSQL when DATABASE_URL is set, idempotently', async () => {
     const db: TestDatabase = await createTestDatabase();
@@ -85,7 +88,7 @@ describe('the support-agent command line', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(`Applied ${await migrationCount()} migration(s)`);
     expect((await run(['migrate'], { DATABASE_URL: db.url })).stdout).toMatch(/is up to date/);
-  }, 120_000);
+  }, 2 * COMMAND_TIMEOUT_MS);
 
   it('explains a bad replay path instead of crashing', async () => {
     const result = await run(['replay', '/no/such/folder'], { DATA_DIR: await tempDir() });
@@ -126,7 +129,7 @@ describe('the operator commands', () => {
     const gone = await run(['profile', 'alice@example.com'], env);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/no customer matches "alice@example\.com"/);
-  }, 180_000);
+  }, 4 * COMMAND_TIMEOUT_MS);
 
   it('refuses to start with an invalid promotion policy, naming the problem', async () => {
     const dir = await tempDir();
