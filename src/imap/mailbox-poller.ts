@@ -31,7 +31,7 @@ export interface PollerStore {
 export interface PollerDeps {
   imap: ImapSettings;
   store: PollerStore;
-  /** Ingests fetched messages in the order given, calling `stored` after each one is safely stored. */
+  /** Ingests fetched messages as if in the order given, calling `stored` for each, in that order, once it and every message before it are stored. */
   ingest(messages: readonly FetchedMessage[], stored: (uid: number) => Promise<void> | void): Promise<unknown>;
   /** Takes the mailbox's lease (one poller per mailbox); absent means "always ours". */
   acquireLease?: () => Promise<Lease | null>;

@@ -1,7 +1,8 @@
 /**
- * The one ingestion entry point, used by the IMAP poller, the .eml replay and the tests:
- * parse, classify, resolve the sender, thread, and persist idempotently; then hand the thread on
- * for a reply. Never throws for bad mail: unparseable mail is kept raw and marked `malformed`.
+ * Ingestion: parse, classify, resolve the sender, thread, and persist idempotently; then hand the
+ * thread on for a reply. `ingestRawMessage` takes one message (the .eml replay, the tests);
+ * `ingestInOrder` takes the poller's fetched chunks. Both run every message through the same
+ * `ingestParsed`. Never throws for bad mail: unparseable mail is kept raw and marked `malformed`.
  */
 import { entityKeyFor, foldPlusAddress, type EntityKeyOptions } from '../mail/addresses.ts';
 import { trustedAuthVerdict, UNKNOWN_VERDICT } from '../mail/auth-results.ts';
