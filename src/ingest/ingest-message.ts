@@ -22,6 +22,7 @@ import {
   findStoredMessage,
   isDuplicateMessage,
   isStaleLookup,
+  isUnstorableValue,
   lookupForIngest,
   writeIngested,
   type IngestWrite,
@@ -156,7 +157,7 @@ async function ingestParsed(deps: IngestDeps, raw: Buffer, parsed: ParseOutcome,
   const receivedAt = options.receivedAt ?? new Date();
   const now = options.now ?? new Date();
   const result = parsed.ok
-    ? await storeParsed(deps, raw, parsed.email, source, receivedAt, now)
+    ? await storeParsedOrKeepRaw(deps, raw, parsed.email, source, receivedAt, now)
     : await storeMalformed(deps, raw, parsed.reason, source, receivedAt);
   deps.logger.debug('ingested', {
     id: result.id,
@@ -174,6 +175,27 @@ async function ingestParsed(deps: IngestDeps, raw: Buffer, parsed: ParseOutcome,
     }
   }
   return result;
+}
+
+/**
+ * A value the parser let through but the database refuses (a data exception) must not stall the
+ * mailbox by failing on every retry: the message is kept raw as malformed, with the reason.
+ */
+async function storeParsedOrKeepRaw(
+  deps: IngestDeps,
+  raw: Buffer,
+  email: ParsedEmail,
+  source: IngestSource,
+  receivedAt: Date,
+  now: Date,
+): Promise<IngestResult> {
+  try {
+    return await storeParsed(deps, raw, email, source, receivedAt, now);
+  } catch (error) {
+    if (!isUnstorableValue(error)) throw error;
+    deps.logger.warn('kept a message raw as malformed: the database refused one of its values', { error: describeError(error) });
+    return storeMalformed(deps, raw, `parsed, but a value could not be stored: ${describeError(error).slice(0, 300)}`, source, receivedAt);
+  }
 }
 
 async function storeMalformed(deps: IngestDeps, raw: Buffer, reason: string, source: IngestSource, receivedAt: Date): Promise<IngestResult> {

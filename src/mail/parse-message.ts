@@ -149,7 +149,7 @@ function consumeAttachment(attachment: AttachmentStream, into: AttachmentInfo[],
     if (into.length < maxListed) {
       into.push({
         filename: attachment.filename ? cleanDisplayName(attachment.filename) : null,
-        contentType: attachment.contentType,
+        contentType: withoutNul(attachment.contentType).slice(0, 200),
         size,
         sha256: hash.digest('hex'),
         inline: attachment.related === true || attachment.contentDisposition === 'inline',
@@ -165,7 +165,7 @@ function buildEmail(parsed: ParserResult, limits: ParseLimits): ParsedEmail {
   const contentTypeHeader = parsed.headers.get('content-type');
   const contentType =
     contentTypeHeader && typeof contentTypeHeader === 'object' && 'value' in contentTypeHeader && typeof contentTypeHeader.value === 'string'
-      ? contentTypeHeader.value.toLowerCase()
+      ? withoutNul(contentTypeHeader.value.toLowerCase()).slice(0, 200)
       : 'text/plain';
 
   const textPart = nonEmpty(withoutNul(parsed.text?.text))?.slice(0, limits.maxTextChars) ?? null;

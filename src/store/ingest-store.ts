@@ -236,3 +236,8 @@ export function isDuplicateMessage(error: unknown): boolean {
 export function isStaleLookup(error: unknown): boolean {
   return sqlErrorInfo(error)?.code === '23503';
 }
+
+/** The database refused a value itself (SQLSTATE class 22, data exception): retrying cannot help. */
+export function isUnstorableValue(error: unknown): boolean {
+  return sqlErrorInfo(error)?.code.startsWith('22') ?? false;
+}

@@ -23,20 +23,22 @@ export interface FolderCheckpoint {
 }
 
 export async function readCheckpoint(db: DbClient, mailboxId: string, folder: string): Promise<FolderCheckpoint | null> {
-  return db.mailboxCheckpoint.findUnique({
+  const row = await db.mailboxCheckpoint.findUnique({
     where: { mailboxId_folder: { mailboxId, folder } },
     select: { uidValidity: true, lastUid: true },
   });
+  // A UID is at most 2^32 - 1, exact as a JavaScript number.
+  return row ? { uidValidity: row.uidValidity, lastUid: Number(row.lastUid) } : null;
 }
 
 /** Moves the checkpoint forward; never backwards, so a slow duplicate poller cannot rewind it. */
 export async function advanceCheckpoint(db: DbClient, mailboxId: string, folder: string, uidValidity: bigint, lastUid: number): Promise<void> {
   const moved = await db.mailboxCheckpoint.updateMany({
     where: { mailboxId, folder, OR: [{ uidValidity: { not: uidValidity } }, { lastUid: { lt: lastUid } }] },
-    data: { uidValidity, lastUid },
+    data: { uidValidity, lastUid: BigInt(lastUid) },
   });
   if (moved.count === 0) {
-    await db.mailboxCheckpoint.createMany({ data: [{ mailboxId, folder, uidValidity, lastUid }], skipDuplicates: true });
+    await db.mailboxCheckpoint.createMany({ data: [{ mailboxId, folder, uidValidity, lastUid: BigInt(lastUid) }], skipDuplicates: true });
   }
 }
 

@@ -172,10 +172,10 @@ describe('faults', () => {
 
     pgProxy.restore();
     for (const id of ['<pg-b@customer.example>', '<pg-c@customer.example>']) await waitFor(() => stored(id), (n) => n === 1, 60_000, `${id} after the outage`);
-    // The checkpoint moves right after each message is stored; wait for the second one's step.
+    // The checkpoint moves once the fetched messages are stored; wait for it to pass both.
     await waitFor(
       () => runtime.db.mailboxCheckpoint.findFirstOrThrow({ where: { folder: 'INBOX' } }),
-      (c) => c.lastUid === checkpoint!.lastUid + 2,
+      (c) => c.lastUid === checkpoint!.lastUid + 2n,
       30_000,
       'the checkpoint to pass both messages',
     );

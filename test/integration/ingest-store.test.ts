@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestInOrder, ingestRawMessage, type IngestDeps, type IngestSettings } from '../../src/ingest/ingest-message.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { openMemoryDatabase, type Database } from '../../src/store/database.ts';
-import { ensureMailbox } from '../../src/store/mailboxes.ts';
+import { advanceCheckpoint, ensureMailbox, readCheckpoint } from '../../src/store/mailboxes.ts';
 import { applyMigrations } from '../../src/store/migrator.ts';
 import type { SqlExecutor } from '../../src/store/sql.ts';
 import { customerEmail } from '../support/agent-harness.ts';
@@ -208,6 +208,34 @@ describe.each(backends)('ingestion storage on $name', ({ open }) => {
     expect(results[4]!.threadId).toBe(results[1]!.threadId);
     expect(new Set(results.map((r) => r.threadId)).size).toBe(3);
     expect(results[2]!.entityId).toBe(results[0]!.entityId);
+  });
+
+  it('IMAP UIDs above 2^31 (they are unsigned 32-bit) are stored, and the checkpoint holds them', async () => {
+    const uid = 4_000_000_000;
+    const raw = Buffer.from(customerEmail({ from: 'uid@example.org', subject: 'Big UID', body: 'Hello.', messageId: '<store-big-uid@example.org>' }));
+    const result = await ingestRawMessage(deps, raw, { kind: 'imap', folder: 'INBOX', uid });
+    expect(result.stored).toBe(true);
+    expect((await database.prisma.message.findUniqueOrThrow({ where: { id: result.id } })).imapUid).toBe(BigInt(uid));
+    await advanceCheckpoint(database.prisma, deps.mailbox.id, 'INBOX', 7n, uid);
+    expect(await readCheckpoint(database.prisma, deps.mailbox.id, 'INBOX')).toEqual({ uidValidity: 7n, lastUid: uid });
+  });
+
+  it('a value the database refuses keeps the message raw as malformed, with the reason, instead of failing on every retry', async () => {
+    const raw = Buffer.from(customerEmail({ from: 'refused@example.org', subject: 'Refused', body: 'Hello.', messageId: '<store-refused@example.org>' }));
+    const refusing: SqlExecutor = {
+      async query(text, params) {
+        if (text.includes(`'pending_reply'`) || JSON.stringify(params).includes('pending_reply')) {
+          throw Object.assign(new Error('unsupported Unicode escape sequence'), { code: '22P05' });
+        }
+        return database.sql.query(text, params);
+      },
+    };
+    const result = await ingest(raw, { ...deps, sql: refusing });
+    expect(result).toMatchObject({ stored: true, outcome: 'skipped', skipReason: 'malformed' });
+    expect(result.skipDetail).toMatch(/could not be stored: .*unsupported Unicode escape sequence/);
+    const row = await database.prisma.message.findUniqueOrThrow({ where: { id: result.id }, include: { raw: true } });
+    expect(row.status).toBe('malformed');
+    expect(Buffer.from(row.raw!.raw).equals(raw)).toBe(true);
   });
 
   it('mail that cannot be parsed is kept raw as malformed, once', async () => {
