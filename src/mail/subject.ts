@@ -28,12 +28,19 @@ export function stripSubjectPrefixes(subject: string): string {
 }
 
 /** The threading key: prefixes and list tags removed, whitespace collapsed, case-folded. */
+/**
+ * Enough to tell subjects apart, and short enough for the database's index on it (a B-tree entry
+ * holds at most 2,704 bytes; 300 characters are at most 1,200 bytes of UTF-8).
+ */
+const NORMALISED_SUBJECT_MAX_CHARS = 300;
+
 export function normaliseSubject(subject: string | null | undefined): string {
-  return stripSubjectPrefixes(sanitiseHeaderValue(subject ?? ''))
+  const normalised = stripSubjectPrefixes(sanitiseHeaderValue(subject ?? ''))
     .replace(/\s+/g, ' ')
     .trim()
     .toLowerCase()
     .normalize('NFC');
+  return [...normalised].slice(0, NORMALISED_SUBJECT_MAX_CHARS).join('').trim();
 }
 
 /** Whether the subject presents the mail as a forward (a forward starts a new thread). */

@@ -237,7 +237,11 @@ export function isStaleLookup(error: unknown): boolean {
   return sqlErrorInfo(error)?.code === '23503';
 }
 
-/** The database refused a value itself (SQLSTATE class 22, data exception): retrying cannot help. */
+/**
+ * The database refused a value itself, so retrying cannot help: a data exception (SQLSTATE class
+ * 22) or a value beyond a limit such as an index entry's size (54000).
+ */
 export function isUnstorableValue(error: unknown): boolean {
-  return sqlErrorInfo(error)?.code.startsWith('22') ?? false;
+  const code = sqlErrorInfo(error)?.code;
+  return code !== undefined && (code.startsWith('22') || code === '54000');
 }

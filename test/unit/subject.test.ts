@@ -15,6 +15,15 @@ describe('subject normalisation', () => {
     expect(normaliseSubject(subject)).toBe(expected);
   });
 
+  it('keeps at most 300 characters, whole code points, so the database can index it', () => {
+    const long = 'Re: ' + '发票'.repeat(400) + '😀'.repeat(10);
+    const normalised = normaliseSubject(long);
+    expect([...normalised]).toHaveLength(300);
+    expect(Buffer.byteLength(normalised)).toBeLessThanOrEqual(1200);
+    expect(normaliseSubject(long.replace('Re: ', 'AW: '))).toBe(normalised);
+    expect(normaliseSubject('x'.repeat(299) + ' 😀😀')).toBe('x'.repeat(299));
+  });
+
   it('recognises forwards under reply prefixes and list tags', () => {
     expect(isForwardSubject('Fwd: Invoice')).toBe(true);
     expect(isForwardSubject('[ACME] WG: Rechnung')).toBe(true);
