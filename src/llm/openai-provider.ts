@@ -115,7 +115,8 @@ export function checkContract<S extends z.ZodType>(
   if (finishReason === 'length') return { ok: false, error: 'the answer was cut off (finish_reason=length)' };
   let json: unknown;
   try {
-    json = JSON.parse(content);
+    // PostgreSQL text cannot hold NUL; a model can be talked into writing "\u0000".
+    json = JSON.parse(content, (_key, value: unknown) => (typeof value === 'string' ? value.replace(/\u0000/g, '') : value));
   } catch (error) {
     return { ok: false, error: `not JSON (${error instanceof Error ? error.message : 'parse error'})` };
   }
