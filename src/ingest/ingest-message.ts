@@ -8,7 +8,7 @@ import { entityKeyFor, foldPlusAddress, type EntityKeyOptions } from '../mail/ad
 import { trustedAuthVerdict, UNKNOWN_VERDICT } from '../mail/auth-results.ts';
 import { classifyEmail, type SkipReason } from '../mail/classify.ts';
 import { rawHashMessageId, syntheticMessageId, verifyAgentMessageId } from '../mail/message-id.ts';
-import { orderKeys, nextGroupSize } from '../mail/ingest-order.ts';
+import { orderKeys, sharesKey } from '../mail/ingest-order.ts';
 import { parseRawEmail, type ParsedEmail, type ParseOutcome } from '../mail/parse-message.ts';
 import { extractReplyText } from '../mail/reply-text.ts';
 import { isForwardSubject, normaliseSubject, sanitiseHeaderValue } from '../mail/subject.ts';
@@ -107,12 +107,12 @@ async function prepare(raw: Buffer, settings: IngestSettings): Promise<Prepared>
 }
 
 /**
- * Ingests a fetched chunk with the result of storing it in order: a message is stored only after
- * every earlier message it could depend on (`orderKeys`); unrelated messages are stored side by
- * side, and the next messages are parsed while the database works. `onIngested` runs in the
- * chunk's order, once a message and every message before it are stored. A failure stops the run:
- * everything reported is stored; a later message may be stored too, and is recognised by its
- * Message-ID when it comes again.
+ * Ingests a fetched chunk with the result of storing it in order: a message starts only after
+ * every earlier message it could depend on (`orderKeys`) is stored; up to `maxSideBySide`
+ * unrelated messages are stored at once, and the next messages are parsed while the database
+ * works. `onIngested` runs in the chunk's order, once a message and every message before it are
+ * stored. A failure stops the run: everything reported is stored; a later message may be stored
+ * too, and is recognised by its Message-ID when it comes again.
  */
 export async function ingestInOrder(
   deps: IngestDeps,
@@ -120,7 +120,6 @@ export async function ingestInOrder(
   onIngested?: (result: IngestResult, index: number) => Promise<void> | void,
   maxSideBySide = MAX_SIDE_BY_SIDE,
 ): Promise<IngestResult[]> {
-  const results: IngestResult[] = [];
   const preparing: Array<Promise<Prepared>> = [];
   const prepareUpTo = (end: number) => {
     for (let i = preparing.length; i < Math.min(end, items.length); i++) {
@@ -130,26 +129,48 @@ export async function ingestInOrder(
       preparing.push(work);
     }
   };
-  let next = 0;
-  prepareUpTo(maxSideBySide);
-  while (next < items.length) {
-    const window = await Promise.all(preparing.slice(next, next + maxSideBySide));
-    const start = next;
-    const group = window.slice(0, nextGroupSize(window.map((p) => p.keys), maxSideBySide));
-    next += group.length;
-    prepareUpTo(next + maxSideBySide);
-    const settled = await Promise.allSettled(
-      group.map((p, k) => {
-        const item = items[start + k]!;
-        return ingestParsed(deps, item.raw, p.parsed, item.source, item.options ?? {});
-      }),
-    );
-    for (const [k, outcome] of settled.entries()) {
-      if (outcome.status === 'rejected') throw outcome.reason;
-      results.push(outcome.value);
-      await onIngested?.(outcome.value, start + k);
+  const results: IngestResult[] = [];
+  const stored: boolean[] = [];
+  /** Settles (never rejects) when the message is stored or has failed. */
+  const running = new Map<number, { keys: readonly string[]; settled: Promise<void> }>();
+  /** The earliest message that failed; nothing from it on is reported. */
+  const first: { failure: { index: number; error: unknown } | null } = { failure: null };
+  let reported = 0;
+  const reportInOrder = async () => {
+    while (reported < items.length && stored[reported] && (first.failure === null || reported < first.failure.index)) {
+      await onIngested?.(results[reported]!, reported);
+      reported++;
     }
+  };
+
+  for (let i = 0; i < items.length && first.failure === null; i++) {
+    prepareUpTo(i + 1 + maxSideBySide);
+    const { parsed, keys } = await preparing[i]!;
+    const own = new Set(keys);
+    for (;;) {
+      const blockers = [...running.values()].filter((r) => sharesKey(r.keys, own));
+      if (blockers.length === 0 && running.size < maxSideBySide) break;
+      await Promise.race((blockers.length > 0 ? blockers : [...running.values()]).map((r) => r.settled));
+      if (first.failure !== null) break;
+    }
+    // Report what is stored before starting more, so the caller's checkpoint keeps up.
+    await reportInOrder();
+    if (first.failure !== null) break;
+    const item = items[i]!;
+    const settled = ingestParsed(deps, item.raw, parsed, item.source, item.options ?? {}).then(
+      (result) => {
+        results[i] = result;
+        stored[i] = true;
+      },
+      (error: unknown) => {
+        if (first.failure === null || i < first.failure.index) first.failure = { index: i, error };
+      },
+    );
+    running.set(i, { keys, settled: settled.finally(() => running.delete(i)) });
   }
+  await Promise.all([...running.values()].map((r) => r.settled));
+  await reportInOrder();
+  if (first.failure !== null) throw first.failure.error;
   return results;
 }
 

@@ -42,18 +42,7 @@ export function orderKeys(email: ParsedEmail, messageId: string, settings: Order
   return [...keys];
 }
 
-/**
- * How many of `pending` (keys per message, in order) form the next group to store side by side:
- * the longest prefix, up to `maxGroup`, whose messages share no key. Always at least one.
- */
-export function nextGroupSize(pending: ReadonlyArray<readonly string[]>, maxGroup: number): number {
-  const taken = new Set<string>();
-  let size = 0;
-  for (const keys of pending) {
-    if (size >= maxGroup) break;
-    if (size > 0 && keys.some((key) => taken.has(key))) break;
-    for (const key of keys) taken.add(key);
-    size++;
-  }
-  return Math.max(size, Math.min(1, pending.length));
+/** Whether a message with `keys` must wait for one with `other` (stored before it in the chunk). */
+export function sharesKey(keys: readonly string[], other: ReadonlySet<string>): boolean {
+  return keys.some((key) => other.has(key));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextGroupSize, orderKeys, type OrderSettings } from '../../src/mail/ingest-order.ts';
+import { orderKeys, sharesKey, type OrderSettings } from '../../src/mail/ingest-order.ts';
 import type { MailAddress, ParsedEmail } from '../../src/mail/parse-message.ts';
 
 const settings: OrderSettings = { supportAddress: 'support@acme.example', foldPlusAddresses: true, entityKey: { mode: 'address' } };
@@ -28,7 +28,7 @@ function email(overrides: Partial<ParsedEmail>): ParsedEmail {
 }
 
 const keysOf = (overrides: Partial<ParsedEmail>, id = '<m@x>') => orderKeys(email(overrides), id, settings);
-const related = (a: string[], b: string[]) => a.some((k) => b.includes(k));
+const related = (a: string[], b: string[]) => sharesKey(a, new Set(b));
 
 describe('which messages of a chunk may be stored side by side', () => {
   it('unrelated customers with different subjects are independent', () => {
@@ -68,15 +68,10 @@ describe('which messages of a chunk may be stored side by side', () => {
   });
 });
 
-describe('the next group', () => {
-  it('takes the longest prefix of unrelated messages, up to the limit', () => {
-    expect(nextGroupSize([['a'], ['b'], ['c'], ['d'], ['e']], 4)).toBe(4);
-    expect(nextGroupSize([['a'], ['b'], ['a', 'c'], ['d']], 4)).toBe(2);
-  });
-
-  it('always takes at least one message, and none of nothing', () => {
-    expect(nextGroupSize([['a'], ['a']], 4)).toBe(1);
-    expect(nextGroupSize([['a']], 0)).toBe(1);
-    expect(nextGroupSize([], 4)).toBe(0);
+describe('waiting for an earlier message', () => {
+  it('is needed when the two share any key, and only then', () => {
+    expect(sharesKey(['id:<a>', 'address:x'], new Set(['address:x']))).toBe(true);
+    expect(sharesKey(['id:<a>'], new Set(['id:<b>', 'address:x']))).toBe(false);
+    expect(sharesKey([], new Set(['id:<b>']))).toBe(false);
   });
 });
