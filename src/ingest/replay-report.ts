@@ -2,6 +2,7 @@
  * The replay report: a stable JSON interface for tests and tools (see README "Replay report").
  */
 import type { SkipReason } from '../mail/classify.ts';
+import type { ThreadState } from '../memory/types.ts';
 import { jsonStringArray, type DbClient } from '../store/client.ts';
 import { threadStateOf } from '../store/turns.ts';
 
@@ -15,16 +16,7 @@ export interface ReplayReport {
     skipReason: SkipReason | null;
     text: string;
   }>;
-  threads: Array<{
-    threadId: string;
-    entityId: string;
-    subject: string;
-    summary: string;
-    openItems: string[];
-    currentIntent: string;
-    tags: string[];
-    status: string;
-  }>;
+  threads: Array<{ threadId: string; entityId: string } & ThreadState>;
   profiles: Array<{
     entityId: string;
     addresses: string[];

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Arrivals } from './arrivals.ts';
 
 export interface ChatMessage {
   role: string;
@@ -131,21 +132,12 @@ function isChatRequestBody(value: unknown): value is ChatRequestBody {
 let completionCounter = 0;
 
 export async function startScriptedLlmServer(options?: { fallback?: Responder }): Promise<ScriptedLlmServer> {
-  const requests: RecordedRequest[] = [];
+  const arrivals = new Arrivals<RecordedRequest>('Scripted LLM server', 'request(s)');
+  const requests = arrivals.items;
   const queue: ScriptedResponse[] = [];
   let fallback: Responder = options?.fallback ?? NO_SCRIPT;
   let closed = false;
   const timers = new Set<NodeJS.Timeout>();
-  const waiters = new Set<{ count: number; resolve: (requests: RecordedRequest[]) => void; reject: (error: Error) => void }>();
-
-  function notifyWaiters(): void {
-    for (const waiter of waiters) {
-      if (requests.length >= waiter.count) {
-        waiters.delete(waiter);
-        waiter.resolve(requests.slice());
-      }
-    }
-  }
 
   function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     if (res.destroyed || res.writableEnded) return;
@@ -234,8 +226,7 @@ export async function startScriptedLlmServer(options?: { fallback?: Responder })
       receivedAt: Date.now(),
     };
     const index = requests.length;
-    requests.push(request);
-    notifyWaiters();
+    arrivals.push(request);
 
     if (parsed.stream === true) {
       sendJson(res, 400, errorBody(400, 'Scripted LLM server does not support stream: true'));
@@ -299,27 +290,8 @@ export async function startScriptedLlmServer(options?: { fallback?: Responder })
     setFallback(responder) {
       fallback = responder;
     },
-    waitForRequests(count, timeoutMs = 10_000) {
-      if (requests.length >= count) return Promise.resolve(requests.slice());
-      if (closed) return Promise.reject(new Error(`Scripted LLM server is closed; received ${requests.length} of ${count} request(s)`));
-      return new Promise<RecordedRequest[]>((resolve, reject) => {
-        const waiter = {
-          count,
-          resolve: (received: RecordedRequest[]) => {
-            clearTimeout(timer);
-            resolve(received);
-          },
-          reject: (error: Error) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          reject(new Error(`Scripted LLM server: expected ${count} request(s) within ${timeoutMs} ms, received ${requests.length}`));
-        }, timeoutMs);
-        waiters.add(waiter);
-      });
+    waitForRequests(count, timeoutMs) {
+      return arrivals.waitFor(count, timeoutMs);
     },
     reset() {
       requests.length = 0;
@@ -330,10 +302,7 @@ export async function startScriptedLlmServer(options?: { fallback?: Responder })
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      for (const waiter of waiters) {
-        waiter.reject(new Error(`Scripted LLM server closed while waiting for ${waiter.count} request(s), received ${requests.length}`));
-      }
-      waiters.clear();
+      arrivals.close();
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await done;

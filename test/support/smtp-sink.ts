@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { Arrivals } from './arrivals.ts';
 
 export interface ReceivedMail {
   envelope: { from: string; to: string[] };
@@ -88,21 +89,12 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
   const requireAuth = options?.requireAuth ?? false;
   const user = options?.user ?? 'sink-user';
   const password = options?.password ?? 'sink-password';
-  const messages: ReceivedMail[] = [];
+  const arrivals = new Arrivals<ReceivedMail>('SMTP sink', 'message(s)');
+  const messages = arrivals.items;
   const failures: Array<{ code: number; message: string }> = [];
-  const waiters = new Set<{ count: number; resolve: (m: ReceivedMail[]) => void; reject: (e: Error) => void }>();
   let queuedAsOverride: string | null = null;
   let rejectedCount = 0;
   let closed = false;
-
-  function notifyWaiters(): void {
-    for (const waiter of waiters) {
-      if (messages.length >= waiter.count) {
-        waiters.delete(waiter);
-        waiter.resolve(messages.slice());
-      }
-    }
-  }
 
   const server = new SMTPServer({
     logger: false,
@@ -139,7 +131,7 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
         const queuedAs = queuedAsOverride ?? randomBytes(6).toString('hex').toUpperCase();
         simpleParser(raw)
           .then((parsed) => {
-            messages.push({
+            arrivals.push({
               envelope: envelopeOf(session),
               raw,
               headers: parseHeaderBlock(raw),
@@ -149,7 +141,6 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
               queuedAs,
               authenticatedUser: typeof session.user === 'string' ? session.user : null,
             });
-            notifyWaiters();
             callback(null, `Ok: queued as ${queuedAs}`);
           })
           .catch((error: unknown) => {
@@ -179,27 +170,8 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
     get rejectedCount() {
       return rejectedCount;
     },
-    waitForMessages(count, timeoutMs = 10_000) {
-      if (messages.length >= count) return Promise.resolve(messages.slice());
-      if (closed) return Promise.reject(new Error(`SMTP sink is closed; received ${messages.length} of ${count} message(s)`));
-      return new Promise<ReceivedMail[]>((resolve, reject) => {
-        const waiter = {
-          count,
-          resolve: (received: ReceivedMail[]) => {
-            clearTimeout(timer);
-            resolve(received);
-          },
-          reject: (error: Error) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          reject(new Error(`SMTP sink: expected ${count} message(s) within ${timeoutMs} ms, received ${messages.length}`));
-        }, timeoutMs);
-        waiters.add(waiter);
-      });
+    waitForMessages(count, timeoutMs) {
+      return arrivals.waitFor(count, timeoutMs);
     },
     failNext(n, code, message) {
       if (!Number.isInteger(code) || code < 400 || code > 599) throw new Error(`failNext needs a 4xx or 5xx SMTP code, got ${code}`);
@@ -212,10 +184,7 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
     async close() {
       if (closed) return;
       closed = true;
-      for (const waiter of waiters) {
-        waiter.reject(new Error(`SMTP sink closed while waiting for ${waiter.count} message(s), received ${messages.length}`));
-      }
-      waiters.clear();
+      arrivals.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
