@@ -178,7 +178,7 @@ async function ingestParsed(deps: IngestDeps, raw: Buffer, parsed: ParseOutcome,
   const receivedAt = options.receivedAt ?? new Date();
   const now = options.now ?? new Date();
   const result = parsed.ok
-    ? await storeParsedOrKeepRaw(deps, raw, parsed.email, source, receivedAt, now)
+    ? await storeParsed(deps, raw, parsed.email, source, receivedAt, now).catch((error: unknown) => keepRawIfUnstorable(deps, raw, error, source, receivedAt))
     : await storeMalformed(deps, raw, parsed.reason, source, receivedAt);
   deps.logger.debug('ingested', {
     id: result.id,
@@ -202,21 +202,10 @@ async function ingestParsed(deps: IngestDeps, raw: Buffer, parsed: ParseOutcome,
  * A value the parser let through but the database refuses (a data exception) must not stall the
  * mailbox by failing on every retry: the message is kept raw as malformed, with the reason.
  */
-async function storeParsedOrKeepRaw(
-  deps: IngestDeps,
-  raw: Buffer,
-  email: ParsedEmail,
-  source: IngestSource,
-  receivedAt: Date,
-  now: Date,
-): Promise<IngestResult> {
-  try {
-    return await storeParsed(deps, raw, email, source, receivedAt, now);
-  } catch (error) {
-    if (!isUnstorableValue(error)) throw error;
-    deps.logger.warn('kept a message raw as malformed: the database refused one of its values', { error: describeError(error) });
-    return storeMalformed(deps, raw, `parsed, but a value could not be stored: ${describeError(error).slice(0, 300)}`, source, receivedAt);
-  }
+async function keepRawIfUnstorable(deps: IngestDeps, raw: Buffer, error: unknown, source: IngestSource, receivedAt: Date): Promise<IngestResult> {
+  if (!isUnstorableValue(error)) throw error;
+  deps.logger.warn('kept a message raw as malformed: the database refused one of its values', { error: describeError(error) });
+  return storeMalformed(deps, raw, `parsed, but a value could not be stored: ${describeError(error).slice(0, 300)}`, source, receivedAt);
 }
 
 async function storeMalformed(deps: IngestDeps, raw: Buffer, reason: string, source: IngestSource, receivedAt: Date): Promise<IngestResult> {
