@@ -14,11 +14,15 @@ import { silentLogger } from '../src/logger.ts';
 import { deleteRedisPrefix, REDIS_URL, startAgentHarness, type AgentHarness } from '../test/support/agent-harness.ts';
 import type { PhaseContext } from './phase-process.ts';
 
-/** Settings every benchmark agent shares: no flood limits (they would turn turns into no-ops). */
+/**
+ * Settings every benchmark agent shares: no flood limits (they would turn turns into no-ops). The
+ * loop guard still runs (its reads and writes are part of a turn's cost); it just never trips.
+ */
 export const BENCH_ENV: Record<string, string> = {
   REPLY_MODE: 'draft',
   REPLY_LIMIT_PER_HOUR: '1000000',
   REPLY_LIMIT_PER_DAY: '1000000',
+  LOOP_MAX_REPLIES: '1000000',
 };
 
 export async function openHarness(ctx: PhaseContext, overrides: Record<string, string>, options: { workers?: boolean } = {}): Promise<AgentHarness> {

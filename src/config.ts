@@ -90,6 +90,9 @@ const envSchema = z.object({
   MESSAGE_ID_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   REPLY_LIMIT_PER_HOUR: positiveInt.default(5),
   REPLY_LIMIT_PER_DAY: positiveInt.default(20),
+  LOOP_MAX_REPLIES: positiveInt.default(3),
+  LOOP_WINDOW: duration.default(7 * 86_400_000),
+  SEND_UNKNOWN_AFTER: duration.default(10 * 60_000),
 
   // workers
   WORKER_CONCURRENCY: positiveInt.default(4),
@@ -165,6 +168,12 @@ export interface Config {
     messageIdSecret: string | undefined;
     replyLimitPerHour: number;
     replyLimitPerDay: number;
+    /** Replies in a row to one correspondent, domain or thread with no human-looking message in between. */
+    loopMaxReplies: number;
+    /** A loop counter quiet for this long starts afresh. */
+    loopWindowMs: number;
+    /** A send claimed this long ago with no recorded outcome is held for a person, never re-sent. */
+    sendUnknownAfterMs: number;
   };
   /** lockDuration: a job whose worker died is retried after about this long (stall detection). */
   worker: { concurrency: number; reconcileIntervalMs: number; lockDurationMs: number };
@@ -256,6 +265,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       messageIdSecret: e.MESSAGE_ID_SECRET,
       replyLimitPerHour: e.REPLY_LIMIT_PER_HOUR,
       replyLimitPerDay: e.REPLY_LIMIT_PER_DAY,
+      loopMaxReplies: e.LOOP_MAX_REPLIES,
+      loopWindowMs: e.LOOP_WINDOW,
+      sendUnknownAfterMs: e.SEND_UNKNOWN_AFTER,
     },
     worker: { concurrency: e.WORKER_CONCURRENCY, reconcileIntervalMs: e.RECONCILE_INTERVAL, lockDurationMs: e.WORKER_LOCK_DURATION },
     console: { host: e.CONSOLE_HOST, port: e.CONSOLE_PORT, password: e.CONSOLE_PASSWORD },

@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   IMAP_FAILED: { retryable: true, exitCode: 1 },
   SMTP_FAILED: { retryable: true, exitCode: 1 },
   SMTP_REJECTED: { retryable: false, exitCode: 1 },
+  /** The connection failed after the message may have been handed over: sending again could duplicate it. */
+  SMTP_OUTCOME_UNKNOWN: { retryable: false, exitCode: 1 },
   POLICY_INVALID: { retryable: false, exitCode: 2 },
   CONFLICT: { retryable: true, exitCode: 1 },
 } as const;

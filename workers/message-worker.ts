@@ -10,6 +10,7 @@ import { reconcile } from '../src/app/reconcile.ts';
 import type { Runtime } from '../src/app/runtime.ts';
 import { describeError, isAppError } from '../src/errors.ts';
 import { appendDraft, sendDraft } from '../src/outbound/outbox.ts';
+import { countPendingReplies, markPromotionFailed } from '../src/store/turns.ts';
 import { outboxJobSchema, parseJobData, promotionJobSchema, QUEUES, turnJobSchema } from '../src/queue/jobs.ts';
 
 export interface RunningWorkers {
@@ -48,8 +49,8 @@ export async function startWorkers(runtime: Runtime, options: { reconcileOnStart
         const { threadId } = parseJobData(turnJobSchema, job.data, QUEUES.turns);
         const outcome = await handleThreadTurn(runtime.turnDeps(), threadId);
         await afterTurn(runtime, threadId, outcome);
-        // A message that arrived while this turn ran gets its own turn next.
-        const more = await runtime.db.message.count({ where: { threadId, status: 'pending_reply' } });
+        // A message that arrived while this turn ran, or one from another sender, gets its own turn next.
+        const more = await countPendingReplies(runtime.db, threadId);
         if (more > 0) await runtime.queues().enqueueTurn(threadId);
         return outcome.kind;
       }),
@@ -90,7 +91,21 @@ export async function startWorkers(runtime: Runtime, options: { reconcileOnStart
       }),
     { ...common, concurrency: 1 },
   );
-  promotions.on('failed', (job, error) => logger.warn('promotion job failed', { jobId: job?.id, error: error.message }));
+  promotions.on('failed', (job, error) => {
+    logger.warn('promotion job failed', { jobId: job?.id, attempts: job?.attemptsMade, error: error.message });
+    const threadId = (job?.data as { threadId?: unknown } | undefined)?.threadId;
+    if (!finalAttempt(job, error) || typeof threadId !== 'string') return;
+    // Every retry is used: the thread stops asking for promotion until new mail arrives.
+    markPromotionFailed(runtime.db, threadId, error.message, new Date()).catch((e: unknown) =>
+      logger.error('could not record the failed promotion', { threadId, error: describeError(e) }),
+    );
+  });
+
+  // A Worker without an 'error' listener throws into the process (EventEmitter semantics): a
+  // lost Redis key or connection must be a log line, never a crash.
+  for (const [name, worker] of [['turns', turns], ['outbox', outbox], ['promotions', promotions]] as const) {
+    worker.on('error', (error) => logger.warn('queue worker error', { queue: name, error: describeError(error) }));
+  }
 
   const runReconcile = async () => {
     try {

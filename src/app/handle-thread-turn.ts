@@ -1,22 +1,37 @@
 /**
  * One reply turn of a thread: load thread and profile, assemble the context, call the model once,
- * apply the turn to thread state, store exactly one draft. Covers every message that was waiting
- * when it started (a burst gets one coherent answer).
+ * apply the turn to thread state, store exactly one draft. Covers every message that one sender
+ * had waiting when it started (a burst gets one coherent answer).
  */
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
-import { domainOf } from '../mail/addresses.ts';
+import { domainOf, FREE_MAIL_DOMAINS } from '../mail/addresses.ts';
 import { composeReply, type ComposedReply } from '../mail/compose-reply.ts';
 import { agentMessageId } from '../mail/message-id.ts';
 import { assembleTurnContext, type ContextLimits } from '../memory/context.ts';
 import { withheldReason } from '../memory/disclosure.ts';
+import { loopScopes, loopStop, markStopped, observeInbound, observeReply, type LoopLimits, type LoopState } from '../memory/loop-guard.ts';
 import { applyTurnUpdate } from '../memory/thread-state.ts';
 import type { Db } from '../store/database.ts';
+import { loadLoopStates } from '../store/loop-states.ts';
 import { loadProfile } from '../store/profiles.ts';
 import type { ThreadState } from '../memory/types.ts';
-import { countRecentReplies, loadThread, loadTurnMessages, recordLlmCalls, startOrResumeTurn, type ThreadRecord, type TurnMessage } from '../store/turns.ts';
+import {
+  commitTurn,
+  countRecentReplies,
+  findRunningTurn,
+  finishTurnWithoutReply,
+  loadCustomerAddresses,
+  loadThread,
+  loadTurnMessages,
+  recordLlmCalls,
+  startOrResumeTurn,
+  type DraftFlag,
+  type ThreadRecord,
+  type TurnMessage,
+} from '../store/turns.ts';
 
 export interface TurnSettings {
   supportAddress: string;
@@ -26,6 +41,11 @@ export interface TurnSettings {
   limits: ContextLimits;
   replyLimitPerHour: number;
   replyLimitPerDay: number;
+  loop: LoopLimits;
+  /** Stored customer addresses are plus-folded (FOLD_PLUS_ADDRESSES). */
+  foldPlusAddresses: boolean;
+  /** Free-mail domains beyond the built-in list (FREE_MAIL_DOMAINS): no per-domain loop counting there. */
+  extraFreeMailDomains: readonly string[];
 }
 
 export interface TurnDeps {
@@ -38,7 +58,7 @@ export interface TurnDeps {
 
 export type TurnOutcome =
   | { kind: 'nothing-pending' }
-  | { kind: 'limited'; turnId: string; reason: string }
+  | { kind: 'limited'; turnId: string; reason: string; handedOff: boolean }
   | { kind: 'drafted'; turnId: string; draftId: string; needsHuman: boolean; resolved: boolean; queuedToSend: boolean; promptTokens: number };
 
 const HOUR = 3_600_000;
@@ -57,15 +77,25 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   if (!parent) throw new AppError('CONFLICT', `turn ${turnId} has no messages`);
 
   const reply = replyTo(parent, thread);
+  const recipients = [reply.to];
 
   const limit = await replyLimitReached(deps, reply.to, threadId, now);
-  if (limit) {
-    await finishTurnWithoutReply(db, turnId, limit, now);
-    deps.logger.warn('reply limit reached; no reply', { threadId, reason: limit });
-    return { kind: 'limited', turnId, reason: limit };
+  const loopStates = await observedLoopStates(deps, thread, recipients, emails, now);
+  const loop = limit ? null : loopStop(loopStates, settings.loop);
+  if (limit || loop) {
+    const reason = limit ? `reply limit: ${limit}` : loop!.reason;
+    const handedOff = loop?.firstStop ?? false;
+    await finishTurnWithoutReply(db, { turnId, threadId, reason, handoff: handedOff, loopStates: markStopped(loopStates, settings.loop, now), now });
+    deps.logger.warn(handedOff ? 'no reply; thread handed to a person' : 'no reply', { threadId, reason });
+    return { kind: 'limited', turnId, reason, handedOff };
   }
 
-  const withheld = withheldReason(emails);
+  const customer = await loadCustomerAddresses(db, thread.entityId);
+  const withheld = withheldReason({
+    emails,
+    recipients,
+    customer: { addresses: new Set(customer.addresses), domain: customer.domain, foldPlus: settings.foldPlusAddresses },
+  });
   const profile = withheld ? null : await loadProfile(db, thread.entityId);
   const prompt = assembleTurnContext({
     supportName: settings.supportName,
@@ -88,26 +118,29 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   });
   await recordLlmCalls(db, answer.calls, { provider: deps.provider.name, model: deps.provider.model, threadId, at: now });
 
-  // An unverified sender's turn never rewrites the thread's notes.
+  // A turn whose context was withheld never rewrites the thread's notes.
   const nextState = answer.ok && !withheld ? applyTurnUpdate(thread.state, answer.value, settings.limits.summaryTokenCap) : thread.state;
   const needsHuman = answer.ok ? answer.value.reply.needsHuman : true;
   const body = answer.ok
     ? answer.value.reply.body
     : `[The agent could not draft this reply: the model's answer was invalid twice (${answer.error}). Please answer this customer yourself.]`;
+  const flags: DraftFlag[] = [];
   const queuedToSend = settings.replyMode === 'send' && !needsHuman;
-  const draftId = await commitTurn(deps, {
+  const draftId = await storeDraft(deps, {
     turnId,
     thread,
     nextState,
     reply,
     body,
     needsHuman,
+    flags,
     queuedToSend,
     turnStatus: needsHuman ? 'needs_human' : 'drafted',
     prompt: `${prompt.system}\n\n${prompt.user}`,
     promptTokens: prompt.promptTokens,
     completionTokens: answer.calls.reduce((sum, c) => sum + c.completionTokens, 0),
     error: answer.ok ? null : answer.error,
+    loopStates: loopStates.map((s) => observeReply(s, body, now)),
     now,
   });
 
@@ -134,101 +167,68 @@ function replyTo(parent: TurnMessage, thread: ThreadRecord): ComposedReply {
   });
 }
 
-interface TurnCommit {
+/** The loop guard's counters for this reply's scopes, after seeing the turn's inbound messages. */
+async function observedLoopStates(deps: TurnDeps, thread: ThreadRecord, recipients: string[], emails: TurnMessage[], now: Date): Promise<LoopState[]> {
+  const extra = new Set(deps.settings.extraFreeMailDomains);
+  const scopes = loopScopes({
+    mailboxId: thread.mailboxId,
+    threadId: thread.id,
+    recipients,
+    isFreeMailDomain: (domain) => FREE_MAIL_DOMAINS.has(domain) || extra.has(domain) || domain === domainOf(deps.settings.supportAddress),
+  });
+  const states = await loadLoopStates(deps.db, scopes, now);
+  return states.map((s) => observeInbound(s, emails.map((e) => e.text), now, deps.settings.loop));
+}
+
+interface DraftToStore {
   turnId: string;
   thread: ThreadRecord;
   nextState: ThreadState;
   reply: ComposedReply;
   body: string;
   needsHuman: boolean;
+  flags: DraftFlag[];
   queuedToSend: boolean;
   turnStatus: 'drafted' | 'needs_human' | 'failed';
   prompt: string | null;
   promptTokens: number;
   completionTokens: number;
   error: string | null;
+  loopStates: readonly LoopState[];
   now: Date;
 }
 
-/**
- * Stores the turn's result atomically: thread state (with a version check), exactly one draft
- * (unique per turn), the agent's outbound message so replies to it thread, and the turn record.
- */
-async function commitTurn(deps: TurnDeps, c: TurnCommit): Promise<string> {
+async function storeDraft(deps: TurnDeps, d: DraftToStore): Promise<string> {
   const { settings } = deps;
-  const threadId = c.thread.id;
   const draftId = newId('d');
-  const messageId = agentMessageId(settings.messageIdSecret, threadId, domainOf(settings.supportAddress));
-  const status = c.queuedToSend ? 'queued' : 'draft';
-  await deps.db.$transaction(async (tx) => {
-    // Optimistic concurrency: a thread changed under us (a console edit, a concurrent turn) retries the turn.
-    const updated = await tx.thread.updateMany({
-      where: { id: threadId, version: c.thread.version },
-      data: {
-        summary: c.nextState.summary,
-        openItems: c.nextState.openItems,
-        currentIntent: c.nextState.currentIntent,
-        tags: c.nextState.tags,
-        status: c.nextState.status,
-        closedAt: c.nextState.status === 'resolved' ? c.now : null,
-        version: { increment: 1 },
-      },
-    });
-    if (updated.count === 0) throw new AppError('CONFLICT', `thread ${threadId} changed during the turn; retrying`);
-    await tx.draft.create({
-      data: {
-        id: draftId,
-        turnId: c.turnId,
-        threadId,
-        mailboxId: c.thread.mailboxId,
-        toAddress: c.reply.to,
-        subject: c.reply.subject,
-        body: c.body,
-        messageId,
-        inReplyTo: c.reply.inReplyTo,
-        references: c.reply.references,
-        needsHuman: c.needsHuman,
-        status,
-        createdAt: c.now,
-      },
-    });
-    // The agent's reply is part of the thread, so the customer's answer to it threads by headers.
-    await tx.message.create({
-      data: {
-        id: newId('m'),
-        mailboxId: c.thread.mailboxId,
-        messageId,
-        threadId,
-        direction: 'outbound',
-        source: 'agent',
-        fromAddress: settings.supportAddress,
-        fromName: settings.supportName,
-        toAddresses: [c.reply.to],
-        subject: c.reply.subject,
-        inReplyTo: c.reply.inReplyTo,
-        references: c.reply.references,
-        sentAt: c.now,
-        receivedAt: c.now,
-        bodyText: c.body,
-        extractedText: c.body,
-        status,
-      },
-    });
-    await tx.threadKey.createMany({ data: [{ mailboxId: c.thread.mailboxId, messageId, threadId, kind: 'outbound' }], skipDuplicates: true });
-    await tx.message.updateMany({ where: { turnId: c.turnId }, data: { status: 'replied' } });
-    await tx.turn.update({
-      where: { id: c.turnId },
-      data: {
-        status: c.turnStatus,
-        provider: deps.provider.name,
-        model: deps.provider.model,
-        prompt: c.prompt,
-        promptTokens: c.promptTokens,
-        completionTokens: c.completionTokens,
-        error: c.error,
-        finishedAt: c.now,
-      },
-    });
+  await commitTurn(deps.db, {
+    turnId: d.turnId,
+    thread: { id: d.thread.id, mailboxId: d.thread.mailboxId, version: d.thread.version },
+    nextState: d.nextState,
+    draft: {
+      id: draftId,
+      toAddress: d.reply.to,
+      subject: d.reply.subject,
+      body: d.body,
+      messageId: agentMessageId(settings.messageIdSecret, d.thread.id, domainOf(settings.supportAddress)),
+      inReplyTo: d.reply.inReplyTo,
+      references: d.reply.references,
+      needsHuman: d.needsHuman,
+      status: d.queuedToSend ? 'queued' : 'draft',
+      flags: d.flags,
+    },
+    from: { address: settings.supportAddress, name: settings.supportName },
+    turn: {
+      status: d.turnStatus,
+      provider: deps.provider.name,
+      model: deps.provider.model,
+      prompt: d.prompt,
+      promptTokens: d.promptTokens,
+      completionTokens: d.completionTokens,
+      error: d.error,
+    },
+    loopStates: d.loopStates,
+    now: d.now,
   });
   return draftId;
 }
@@ -238,25 +238,26 @@ async function commitTurn(deps: TurnDeps, c: TurnCommit): Promise<string> {
  * not left unanswered and unnoticed: the turn ends with a draft flagged for a person.
  */
 export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: string): Promise<string | null> {
-  const running = await deps.db.turn.findFirst({ where: { threadId, status: 'running' }, select: { id: true } });
-  if (!running) return null;
+  const turnId = await findRunningTurn(deps.db, threadId);
+  if (!turnId) return null;
   const thread = await loadThread(deps.db, threadId);
-  const parent = (await loadTurnMessages(deps.db, running.id)).at(-1);
+  const parent = (await loadTurnMessages(deps.db, turnId)).at(-1);
   if (!thread || !parent) return null;
-  const reply = replyTo(parent, thread);
-  return commitTurn(deps, {
-    turnId: running.id,
+  return storeDraft(deps, {
+    turnId,
     thread,
     nextState: thread.state,
-    reply,
+    reply: replyTo(parent, thread),
     body: `[The agent could not draft this reply (${reason.slice(0, 300)}). Please answer this customer yourself.]`,
     needsHuman: true,
+    flags: [{ rule: 'turn-failed', excerpt: '', reason: reason.slice(0, 300) }],
     queuedToSend: false,
     turnStatus: 'failed',
     prompt: null,
     promptTokens: 0,
     completionTokens: 0,
     error: reason.slice(0, 1000),
+    loopStates: [],
     now: deps.now(),
   });
 }
@@ -269,13 +270,6 @@ async function replyLimitReached(deps: TurnDeps, to: string, threadId: string, n
   if (recent.toRecipientDay >= perDay) return `${recent.toRecipientDay} replies to ${to} in the last day (limit ${perDay})`;
   if (recent.inThreadDay >= perDay) return `${recent.inThreadDay} replies in this thread in the last day (limit ${perDay})`;
   return null;
-}
-
-async function finishTurnWithoutReply(db: Db, turnId: string, reason: string, now: Date): Promise<void> {
-  await db.$transaction([
-    db.message.updateMany({ where: { turnId }, data: { status: 'no_reply', skipDetail: `reply limit: ${reason}` } }),
-    db.turn.update({ where: { id: turnId }, data: { status: 'skipped', error: `reply limit: ${reason}`, finishedAt: now } }),
-  ]);
 }
 
 export type { TurnMessage };

@@ -6,6 +6,7 @@ import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
+import { trustedAsFactSource } from '../memory/disclosure.ts';
 import { buildPromotionPrompt } from '../memory/promotion-prompt.ts';
 import { decidePromotions, pendingFactId, type Decision, type PromotionPolicy, type SourceMessage } from '../memory/promotion-policy.ts';
 import type { Db } from '../store/database.ts';
@@ -40,10 +41,12 @@ export async function promoteThread(deps: PromotionDeps, threadId: string, trigg
   }
   if (!row.needsPromotion && trigger !== 'manual') return { kind: 'nothing-new' };
 
+  // Only the customer's own words can become the customer's facts: a participant who joined the
+  // thread (a Cc, a forged From's accomplice) is shown to no one as the customer.
   const customerMessages = await db.message.findMany({
-    where: { threadId, direction: 'inbound', skipReason: null },
+    where: { threadId, direction: 'inbound', skipReason: null, entityId: thread.entityId },
     orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }],
-    select: { messageId: true, extractedText: true, sentAt: true, receivedAt: true, authDmarc: true },
+    select: { messageId: true, extractedText: true, sentAt: true, receivedAt: true, authDmarc: true, fromAddress: true, replyTo: true, entityId: true },
   });
   const agentReplies = await db.draft.findMany({
     where: { threadId, status: { not: 'discarded' } },
@@ -61,7 +64,14 @@ export async function promoteThread(deps: PromotionDeps, threadId: string, trigg
   await recordLlmCalls(db, answer.calls, { provider: deps.provider.name, model: deps.provider.model, threadId, at: now });
 
   const sources = new Map<string, SourceMessage>(
-    customerMessages.map((m) => [m.messageId, { text: m.extractedText, date: m.sentAt ?? m.receivedAt, unverified: m.authDmarc === 'fail' }]),
+    customerMessages.map((m) => [
+      m.messageId,
+      {
+        text: m.extractedText,
+        date: m.sentAt ?? m.receivedAt,
+        unverified: !trustedAsFactSource({ ...m, fromAddress: m.fromAddress ?? '' }, thread.entityId),
+      },
+    ]),
   );
   const existing = await db.profileFact.findMany({
     where: { entityId: thread.entityId, status: 'active' },
@@ -147,6 +157,8 @@ export async function promoteThread(deps: PromotionDeps, threadId: string, trigg
       data: {
         topic,
         needsPromotion: false,
+        promotionError: null,
+        promotionFailedAt: null,
         ...(closes ? { status: thread.state.status === 'resolved' ? 'resolved' : 'closed', closedAt: now } : {}),
       },
     });

@@ -9,7 +9,9 @@ import { createProvider } from '../llm/create-provider.ts';
 import type { LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
 import type { PromotionPolicy } from '../memory/promotion-policy.ts';
+import type { ImapLogin } from '../imap/imap-client.ts';
 import { createImapDraftsFolder, type DraftsFolder } from '../outbound/imap-drafts.ts';
+import { createImapSentFolder, type SentFolder } from '../outbound/imap-sent.ts';
 import type { OutboxDeps } from '../outbound/outbox.ts';
 import { createSmtpSender, type MailSender } from '../outbound/smtp-sender.ts';
 import { JobQueues } from '../queue/jobs.ts';
@@ -38,6 +40,8 @@ export interface Runtime {
   turnDeps(): TurnDeps;
   promotionDeps(): PromotionDeps;
   outboxDeps(): OutboxDeps;
+  /** The mailbox's Sent folder, when IMAP is configured (settles sends whose outcome was lost). */
+  sentFolder(): SentFolder | null;
   imapConfigured: boolean;
   close(): Promise<void>;
 }
@@ -62,11 +66,22 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
   const ingest = await ingestSettings(config, db);
   const provider = createProvider(config.llm, logger);
   const imapConfigured = Boolean(config.imap.host && config.imap.user && config.imap.password);
+  const imapLogin: ImapLogin | null = imapConfigured
+    ? {
+        host: config.imap.host!,
+        port: config.imap.port,
+        secure: config.imap.secure,
+        rejectUnauthorized: config.imap.rejectUnauthorized,
+        user: config.imap.user!,
+        password: config.imap.password!,
+      }
+    : null;
 
   let redis: Redis | null = null;
   let queues: JobQueues | null = null;
   let sender: MailSender | null = null;
   let drafts: DraftsFolder | null = null;
+  let sent: SentFolder | null = null;
   const now = () => new Date();
 
   const runtime: Runtime = {
@@ -95,16 +110,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       if (config.smtp.host && !sender) {
         sender = createSmtpSender({ ...config.smtp, host: config.smtp.host });
       }
-      if (imapConfigured && !drafts) {
-        drafts = createImapDraftsFolder({
-          host: config.imap.host!,
-          port: config.imap.port,
-          secure: config.imap.secure,
-          rejectUnauthorized: config.imap.rejectUnauthorized,
-          user: config.imap.user!,
-          password: config.imap.password!,
-        });
-      }
+      if (imapLogin && !drafts) drafts = createImapDraftsFolder(imapLogin);
       return {
         db,
         supportAddress: config.supportAddress,
@@ -114,6 +120,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         ...(drafts ? { drafts } : {}),
       };
     },
+    sentFolder: () => (imapLogin ? (sent ??= createImapSentFolder(imapLogin)) : null),
     close: async () => {
       await queues?.close().catch(() => {});
       sender?.close();

@@ -14,5 +14,8 @@ export function turnSettings(config: Config, messageIdSecret: string, supportAdd
     },
     replyLimitPerHour: config.trust.replyLimitPerHour,
     replyLimitPerDay: config.trust.replyLimitPerDay,
+    loop: { maxConsecutive: config.trust.loopMaxReplies, windowMs: config.trust.loopWindowMs },
+    foldPlusAddresses: config.entity.foldPlusAddresses,
+    extraFreeMailDomains: config.entity.extraFreeMailDomains,
   };
 }

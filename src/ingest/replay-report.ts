@@ -27,16 +27,31 @@ export interface ReplayReport {
   }>;
   drafts: Array<{
     threadId: string;
+    /** draft | queued | sending | sent | send_unknown | discarded | failed */
+    status: string;
+    needsHuman: boolean;
+    /** Why the draft needs a person (the outbound guard's findings and similar). */
+    flags: Array<{ rule: string; excerpt: string; reason: string }>;
     to: string;
     subject: string;
     body: string;
     headers: { 'Message-ID': string; 'In-Reply-To': string | null; References: string };
   }>;
   llm: { calls: number; promptTokens: number; completionTokens: number; maxPromptTokens: number };
+  /** What went wrong, per message or thread; the replay goes on after each (the report is always written). */
+  failures: ReplayFailure[];
+}
+
+export interface ReplayFailure {
+  /** The .eml file being replayed when it happened. */
+  file: string | null;
+  threadId: string | null;
+  stage: 'read' | 'ingest' | 'turn' | 'promotion';
+  error: string;
 }
 
 /** Everything but `messages` and `llm`, read back from the database in a stable order. */
-export async function buildStoredSections(db: DbClient, mailboxId: string): Promise<Omit<ReplayReport, 'messages'>> {
+export async function buildStoredSections(db: DbClient, mailboxId: string): Promise<Omit<ReplayReport, 'messages' | 'failures'>> {
   const threads = await db.thread.findMany({ where: { mailboxId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   const senders = await db.message.findMany({ where: { mailboxId, entityId: { not: null } }, distinct: ['entityId'], select: { entityId: true } });
   const entityIds = [...new Set([...threads.map((t) => t.entityId), ...senders.flatMap((m) => (m.entityId ? [m.entityId] : []))])];
@@ -81,6 +96,9 @@ export async function buildStoredSections(db: DbClient, mailboxId: string): Prom
     })),
     drafts: drafts.map((d) => ({
       threadId: d.threadId,
+      status: d.status,
+      needsHuman: d.needsHuman,
+      flags: draftFlags(d.flags),
       to: d.toAddress,
       subject: d.subject,
       body: d.body,
@@ -93,4 +111,12 @@ export async function buildStoredSections(db: DbClient, mailboxId: string): Prom
       maxPromptTokens: usage._max.promptTokens ?? 0,
     },
   };
+}
+
+function draftFlags(value: unknown): Array<{ rule: string; excerpt: string; reason: string }> {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((f: unknown) => {
+    const flag = f as { rule?: unknown; excerpt?: unknown; reason?: unknown };
+    return typeof flag?.rule === 'string' ? [{ rule: flag.rule, excerpt: String(flag.excerpt ?? ''), reason: String(flag.reason ?? '') }] : [];
+  });
 }

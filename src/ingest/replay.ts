@@ -11,7 +11,8 @@ import { ensureMailbox, type MailboxRecord } from '../store/mailboxes.ts';
 import { applyMigrations } from '../store/migrator.ts';
 import { ingestRawMessage, type IngestResult, type IngestSettings } from './ingest-message.ts';
 import { collectReplayFiles } from './replay-files.ts';
-import { buildStoredSections, type ReplayReport } from './replay-report.ts';
+import { describeError } from '../errors.ts';
+import { buildStoredSections, type ReplayFailure, type ReplayReport } from './replay-report.ts';
 
 /** What runs after ingestion in a replay: replies and promotion plug in here. */
 export interface ReplayStages {
@@ -28,6 +29,8 @@ export interface ReplayContext {
   mailbox: MailboxRecord;
   settings: IngestSettings;
   logger: Logger;
+  /** Notes a failure in the report (the file being replayed is added); the replay goes on. */
+  recordFailure(failure: Omit<ReplayFailure, 'file'>): void;
 }
 
 export interface ReplayOptions {
@@ -57,45 +60,63 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     await applyMigrations(db.adapterFactory);
     const mailbox = await ensureMailbox(db.prisma, options.address);
     const settings = { ...(await options.settings(db)), supportAddress: options.address };
-    const context: ReplayContext = { db, mailbox, settings, logger: options.logger };
+    const failures: ReplayFailure[] = [];
+    let currentFile: string | null = null;
+    const context: ReplayContext = {
+      db,
+      mailbox,
+      settings,
+      logger: options.logger,
+      recordFailure: (failure) => failures.push({ file: currentFile, ...failure, error: failure.error.slice(0, 500) }),
+    };
     const stages = options.stages ? await options.stages(context) : NO_STAGES;
 
     const messages: ReplayReport['messages'] = [];
     let clock = files.find((f) => f.date)?.date ?? new Date(0);
     for (const [index, file] of files.entries()) {
+      currentFile = path.basename(file.path);
       if (file.date && file.date > clock) {
         clock = file.date;
         await stages.onClockAdvanced(clock);
       }
-      const raw = await readFile(file.path).catch((error: NodeJS.ErrnoException) => {
-        throw new AppError('INPUT_INVALID', `${file.path}: cannot read (${error.code ?? 'error'})`);
-      });
       const at = clock;
-      const result = await ingestRawMessage(
-        {
-          sql: db.sql,
-          mailbox,
-          settings,
-          logger: options.logger,
-          onReplyNeeded: (threadId, ingested) => stages.onReplyNeeded(threadId, ingested, at),
-        },
-        raw,
-        { kind: 'replay', file: file.path },
-        { receivedAt: at, now: at },
-      );
-      messages.push({
-        file: path.basename(file.path),
-        messageId: result.messageId,
-        threadId: result.threadId,
-        entityId: result.entityId,
-        outcome: result.outcome,
-        skipReason: result.skipReason,
-        text: result.text,
+      const raw = await readFile(file.path).catch((error: NodeJS.ErrnoException) => {
+        context.recordFailure({ threadId: null, stage: 'read', error: `cannot read (${error.code ?? 'error'})` });
+        return null;
       });
+      const result = raw
+        ? await ingestRawMessage(
+            {
+              sql: db.sql,
+              mailbox,
+              settings,
+              logger: options.logger,
+              onReplyNeeded: (threadId, ingested) => stages.onReplyNeeded(threadId, ingested, at),
+            },
+            raw,
+            { kind: 'replay', file: file.path },
+            { receivedAt: at, now: at },
+          ).catch((error: unknown) => {
+            context.recordFailure({ threadId: null, stage: 'ingest', error: describeError(error) });
+            return null;
+          })
+        : null;
+      if (result) {
+        messages.push({
+          file: currentFile,
+          messageId: result.messageId,
+          threadId: result.threadId,
+          entityId: result.entityId,
+          outcome: result.outcome,
+          skipReason: result.skipReason,
+          text: result.text,
+        });
+      }
       options.progress?.(index + 1, files.length);
     }
+    currentFile = null;
     await stages.onFinished(clock);
-    const report = { messages, ...(await buildStoredSections(db.prisma, mailbox.id)) };
+    const report = { messages, ...(await buildStoredSections(db.prisma, mailbox.id)), failures };
     await options.inspect?.(db);
     return report;
   } finally {

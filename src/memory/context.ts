@@ -55,7 +55,7 @@ export function buildTurnSystemPrompt(input: Pick<TurnContextInput, 'supportName
   ];
   if (input.withheldReason) {
     lines.push(
-      `- The sender could not be verified (${input.withheldReason}). You have no profile or thread history. Do not disclose, confirm or deny any account, order or personal detail; ask them to write from their verified address.`,
+      `- The customer's profile and the thread's history are withheld for this reply (${input.withheldReason}). You have only the email below. Do not disclose, confirm or deny any account, order or personal detail of anyone; if they need account help, ask them to write from the address registered with us.`,
     );
   }
   lines.push('', 'Answer only with JSON for the message_turn schema.');

@@ -2,10 +2,18 @@
  * The way out for drafts: SMTP sending and IMAP Drafts append, shared by the worker and the
  * console. The draft row's status is the outbox state: draft -> queued -> sending -> sent.
  */
-import { AppError } from '../errors.ts';
+import { AppError, describeError, isAppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { jsonStringArray } from '../store/client.ts';
 import type { Db } from '../store/database.ts';
+import {
+  claimDraftForSending,
+  loadOutboxDraft,
+  markAppended,
+  markSendUnknown,
+  recordSent,
+  releaseSendClaim,
+  type OutboxDraft,
+} from '../store/outbox-store.ts';
 import { mailOptions, renderMime, type DraftForMime } from './render-mime.ts';
 import type { MailSender } from './smtp-sender.ts';
 import type { DraftsFolder } from './imap-drafts.ts';
@@ -17,14 +25,14 @@ export interface OutboxDeps {
   logger: Logger;
   sender?: MailSender;
   drafts?: DraftsFolder;
+  /** Waits between attempts to record a send's outcome (injectable for tests). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const AGENT_HEADERS = { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All', 'X-Support-Agent': 'reply' };
 
-async function loadDraftForMime(deps: OutboxDeps, draftId: string) {
-  const draft = await deps.db.draft.findUnique({ where: { id: draftId } });
-  if (!draft) throw new AppError('NOT_FOUND', `draft ${draftId} no longer exists`);
-  const mime: DraftForMime = {
+function mimeOf(deps: OutboxDeps, draft: OutboxDraft): DraftForMime {
+  return {
     fromAddress: deps.supportAddress,
     fromName: deps.supportName,
     to: draft.toAddress,
@@ -32,58 +40,79 @@ async function loadDraftForMime(deps: OutboxDeps, draftId: string) {
     body: draft.body,
     messageId: draft.messageId,
     inReplyTo: draft.inReplyTo,
-    references: jsonStringArray(draft.references),
+    references: draft.references,
     headers: AGENT_HEADERS,
     date: draft.createdAt,
   };
-  return { draft, mime };
 }
 
+/** Delays between attempts to record what SMTP did, about two minutes in all (a database restart). */
+const RECORD_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000, 15_000, 15_000, 15_000, 15_000, 15_000, 15_000, 15_000];
+
 /**
- * Sends a queued draft exactly once as far as the database can tell: it moves queued -> sending
- * before talking to SMTP and sending -> sent after. A crash between the server's acceptance and
- * our record leaves it in `sending`; the retry sends again with the same Message-ID, so the
- * customer's client shows one message (the one at-least-once window, see README "Guarantees").
+ * Records a send's outcome, trying again while the database is away: once the SMTP server has
+ * answered, the answer must land, or the draft would look unsent (and be sent again) or stay
+ * claimed (and wait for a person) for nothing.
  */
-export async function sendDraft(deps: OutboxDeps, draftId: string): Promise<'sent' | 'already-sent' | 'not-queued'> {
+async function recordOutcome(deps: OutboxDeps, what: string, write: () => Promise<unknown>): Promise<void> {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await write();
+      return;
+    } catch (error) {
+      const delay = RECORD_DELAYS_MS[attempt];
+      if (delay === undefined) throw error;
+      deps.logger.warn(`could not record ${what}; trying again`, { attempt: attempt + 1, error: describeError(error) });
+      await sleep(delay);
+    }
+  }
+}
+
+export type SendOutcome = 'sent' | 'already-sent' | 'not-queued' | 'claimed-elsewhere';
+
+/**
+ * Sends a queued draft at most once. The send is claimed by one conditional update (queued ->
+ * sending) that only one caller can win; a caller that finds the draft `sending` (a duplicate job
+ * after Redis lost its data, a retry after a crash) never sends it again: if the claimer's record
+ * never arrives, the reconciler checks the Sent folder or holds the draft for a person
+ * (`send_unknown`). The one window left: the process dies after the SMTP server accepted the
+ * message and before the outcome is written (README "Guarantees").
+ */
+export async function sendDraft(deps: OutboxDeps, draftId: string): Promise<SendOutcome> {
   if (!deps.sender) throw new AppError('CONFIG_INVALID', 'sending needs SMTP_HOST (REPLY_MODE=send)');
-  const { draft, mime } = await loadDraftForMime(deps, draftId);
+  const draft = await loadOutboxDraft(deps.db, draftId);
   if (draft.status === 'sent') return 'already-sent';
-  if (draft.status !== 'queued' && draft.status !== 'sending') return 'not-queued';
-  await deps.db.draft.updateMany({ where: { id: draftId, status: 'queued' }, data: { status: 'sending' } });
+  if (draft.status === 'sending' || draft.status === 'send_unknown') return 'claimed-elsewhere';
+  if (draft.status !== 'queued') return 'not-queued';
+  if (!(await claimDraftForSending(deps.db, draftId, new Date()))) return 'claimed-elsewhere';
+
+  let serverMessageId: string | null;
   try {
-    const result = await deps.sender.send(mailOptions(mime));
-    const now = new Date();
-    await deps.db.$transaction(async (tx) => {
-      await tx.draft.update({ where: { id: draftId }, data: { status: 'sent', sentAt: now, error: null } });
-      await tx.message.updateMany({ where: { mailboxId: draft.mailboxId, messageId: draft.messageId }, data: { status: 'sent', sentAt: now } });
-      // Some providers rewrite the Message-ID; replies will then reference the one they used.
-      if (result.serverMessageId && result.serverMessageId !== draft.messageId) {
-        await tx.threadKey.createMany({
-          data: [{ mailboxId: draft.mailboxId, messageId: result.serverMessageId, threadId: draft.threadId, kind: 'outbound' }],
-          skipDuplicates: true,
-        });
-      }
-    });
-    deps.logger.info('reply sent', { draftId, threadId: draft.threadId });
-    return 'sent';
+    ({ serverMessageId } = await deps.sender.send(mailOptions(mimeOf(deps, draft))));
   } catch (error) {
-    const permanent = error instanceof AppError && error.code === 'SMTP_REJECTED';
-    await deps.db.draft.update({
-      where: { id: draftId },
-      data: { status: permanent ? 'failed' : 'queued', error: error instanceof Error ? error.message.slice(0, 500) : String(error) },
-    });
+    const message = error instanceof Error ? error.message : String(error);
+    if (isAppError(error, 'SMTP_OUTCOME_UNKNOWN')) {
+      await recordOutcome(deps, 'an unknown send outcome', () => markSendUnknown(deps.db, draftId, message));
+      deps.logger.warn('send outcome unknown; held for a person', { draftId, threadId: draft.threadId });
+    } else {
+      const permanent = isAppError(error, 'SMTP_REJECTED');
+      await recordOutcome(deps, 'a failed send', () => releaseSendClaim(deps.db, draftId, permanent ? 'failed' : 'queued', message));
+    }
     throw error;
   }
+  await recordOutcome(deps, 'a sent reply', () => recordSent(deps.db, draft, serverMessageId, new Date()));
+  deps.logger.info('reply sent', { draftId, threadId: draft.threadId });
+  return 'sent';
 }
 
 /** Puts the draft into the mailbox's Drafts folder (once), so a person can send it from their client. */
 export async function appendDraft(deps: OutboxDeps, draftId: string): Promise<'appended' | 'already-appended' | 'not-a-draft'> {
   if (!deps.drafts) throw new AppError('CONFIG_INVALID', 'appending drafts needs IMAP_HOST');
-  const { draft, mime } = await loadDraftForMime(deps, draftId);
+  const draft = await loadOutboxDraft(deps.db, draftId);
   if (draft.imapAppendedAt) return 'already-appended';
   if (draft.status !== 'draft') return 'not-a-draft';
-  await deps.drafts.appendOnce(draft.messageId, await renderMime(mime));
-  await deps.db.draft.update({ where: { id: draftId }, data: { imapAppendedAt: new Date() } });
+  await deps.drafts.appendOnce(draft.messageId, await renderMime(mimeOf(deps, draft)));
+  await markAppended(deps.db, draftId, new Date());
   return 'appended';
 }

@@ -47,9 +47,32 @@ export function createSmtpSender(settings: SmtpSettings): MailSender {
         const code = (error as { responseCode?: number }).responseCode;
         const detail = (error as { response?: string }).response;
         const message = `SMTP ${code ?? 'connection'} error: ${(detail ?? (error instanceof Error ? error.message : String(error))).slice(0, 200)}`;
-        throw new AppError(code !== undefined && code >= 500 ? 'SMTP_REJECTED' : 'SMTP_FAILED', message, { cause: error, ...(detail ? { detail } : {}) });
+        throw new AppError(smtpFailureCode(error), message, { cause: error, ...(detail ? { detail } : {}) });
       }
     },
     close: () => transport.close(),
   };
+}
+
+/** nodemailer error codes raised before the server could have taken the message. */
+const BEFORE_DATA = new Set(['EAUTH', 'EENVELOPE', 'EDNS', 'ETLS', 'EREQUIRETLS', 'EMESSAGE', 'ESTREAM', 'EOAUTH2', 'ECONFIG']);
+/** Socket errors of a connection that was never made. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EADDRNOTAVAIL']);
+
+/**
+ * Sorts an SMTP failure by what it says about the message: the server answered with a refusal
+ * (5xx permanent, 4xx try later), the message cannot have reached it (no connection, a refused
+ * envelope or login), or the connection died without an answer while the message may already
+ * have been accepted: sending again could deliver it twice, so that is left to a person.
+ */
+export function smtpFailureCode(error: unknown): 'SMTP_REJECTED' | 'SMTP_FAILED' | 'SMTP_OUTCOME_UNKNOWN' {
+  const e = error as { responseCode?: number; code?: string; originalCode?: string; command?: string };
+  if (typeof e.responseCode === 'number') return e.responseCode >= 500 ? 'SMTP_REJECTED' : 'SMTP_FAILED';
+  if (e.code && BEFORE_DATA.has(e.code)) return 'SMTP_FAILED';
+  const socketCode = e.originalCode ?? e.code;
+  if (socketCode && NEVER_CONNECTED.has(socketCode)) return 'SMTP_FAILED';
+  // Connecting and the greeting come before anything is handed over.
+  if (error instanceof Error && /greeting never received|connection timeout/i.test(error.message)) return 'SMTP_FAILED';
+  if (e.command === 'API' || e.command === 'MAIL FROM' || e.command === 'RCPT TO' || e.command?.startsWith('AUTH')) return 'SMTP_FAILED';
+  return 'SMTP_OUTCOME_UNKNOWN';
 }

@@ -27,3 +27,12 @@ export async function loadProfile(db: DbClient, entityId: string): Promise<Profi
     outstandingCommitments: entity.commitments.map((c) => ({ text: c.text, due: c.due })),
   };
 }
+
+/** Marks active facts past their expiry as expired (valid until their expiry); how many. */
+export async function expireFacts(db: DbClient, now: Date): Promise<number> {
+  const expired = await db.profileFact.findMany({ where: { status: 'active', expiresAt: { lte: now } }, select: { id: true, expiresAt: true } });
+  for (const fact of expired) {
+    await db.profileFact.update({ where: { id: fact.id }, data: { status: 'expired', validUntil: fact.expiresAt } });
+  }
+  return expired.length;
+}

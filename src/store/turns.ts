@@ -1,7 +1,11 @@
+import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import type { LoopState } from '../memory/loop-guard.ts';
 import type { IncomingEmail, ThreadState } from '../memory/types.ts';
 import type { LlmCallRecord } from '../llm/provider.ts';
 import { jsonStringArray, type DbClient } from './client.ts';
+import type { Db } from './database.ts';
+import { saveLoopStates } from './loop-states.ts';
 
 export interface TurnMessage extends IncomingEmail {
   id: string;
@@ -49,15 +53,23 @@ export function threadStateOf(row: { subject: string; summary: string; openItems
 /**
  * The turn to run for a thread: an unfinished one left by a crashed attempt (so a retry finishes
  * the same turn and never makes a second draft), else a new turn that claims every message
- * waiting for a reply. Null when nothing is waiting.
+ * waiting for a reply from the sender of the oldest one. One turn answers one correspondent:
+ * mail from someone else in the thread waits for the next turn, so nobody's words are shown in
+ * a prompt whose reply goes to another person. Null when nothing is waiting.
  */
 export async function startOrResumeTurn(db: DbClient, threadId: string, now: Date): Promise<{ turnId: string; resumed: boolean } | null> {
   const running = await db.turn.findFirst({ where: { threadId, status: 'running' }, orderBy: { startedAt: 'asc' }, select: { id: true } });
   if (running) return { turnId: running.id, resumed: true };
+  const oldest = await db.message.findFirst({
+    where: { threadId, status: 'pending_reply', direction: 'inbound' },
+    orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }, { id: 'asc' }],
+    select: { fromAddress: true },
+  });
+  if (!oldest) return null;
   const turnId = newId('turn');
   await db.turn.create({ data: { id: turnId, threadId, status: 'running', startedAt: now } });
   const claimed = await db.message.updateMany({
-    where: { threadId, status: 'pending_reply', direction: 'inbound' },
+    where: { threadId, status: 'pending_reply', direction: 'inbound', fromAddress: oldest.fromAddress },
     data: { status: 'in_turn', turnId },
   });
   if (claimed.count === 0) {
@@ -65,6 +77,19 @@ export async function startOrResumeTurn(db: DbClient, threadId: string, now: Dat
     return null;
   }
   return { turnId, resumed: false };
+}
+
+/** Customer messages of a thread still waiting for a turn (mail that arrived during a turn, or from another sender). */
+export async function countPendingReplies(db: DbClient, threadId: string): Promise<number> {
+  return db.message.count({ where: { threadId, status: 'pending_reply', direction: 'inbound' } });
+}
+
+/** The addresses and, in domain mode, the domain of a customer: who may see its profile. */
+export async function loadCustomerAddresses(db: DbClient, entityId: string): Promise<{ addresses: string[]; domain: string | null }> {
+  const entity = await db.entity.findUnique({ where: { id: entityId }, select: { kind: true, key: true, addresses: { select: { address: true } } } });
+  if (!entity) return { addresses: [], domain: null };
+  const addresses = entity.addresses.map((a) => a.address);
+  return entity.kind === 'domain' ? { addresses, domain: entity.key } : { addresses: [...addresses, entity.key], domain: null };
 }
 
 export async function loadTurnMessages(db: DbClient, turnId: string): Promise<TurnMessage[]> {
@@ -127,4 +152,161 @@ export async function countRecentReplies(
     toRecipientDay: Number(row?.rd ?? 0),
     inThreadDay: Number(row?.td ?? 0),
   };
+}
+
+/** Why a draft needs a person, as shown in the console (the outbound guard's findings and similar). */
+export interface DraftFlag {
+  rule: string;
+  excerpt: string;
+  reason: string;
+}
+
+/** Everything a finished turn stores, as plain values. */
+export interface TurnCommit {
+  turnId: string;
+  thread: { id: string; mailboxId: string; version: number };
+  nextState: ThreadState;
+  draft: {
+    id: string;
+    toAddress: string;
+    subject: string;
+    body: string;
+    messageId: string;
+    inReplyTo: string | null;
+    references: string[];
+    needsHuman: boolean;
+    status: 'draft' | 'queued';
+    flags: DraftFlag[];
+  };
+  /** The agent's own address and name, for the outbound message row. */
+  from: { address: string; name: string };
+  turn: {
+    status: 'drafted' | 'needs_human' | 'failed';
+    provider: string;
+    model: string;
+    prompt: string | null;
+    promptTokens: number;
+    completionTokens: number;
+    error: string | null;
+  };
+  loopStates: readonly LoopState[];
+  now: Date;
+}
+
+/**
+ * Stores the turn's result atomically: thread state (with a version check), exactly one draft
+ * (unique per turn), the agent's outbound message so replies to it thread, the loop guard's
+ * counters and the turn record. A thread changed meanwhile (a console edit, a concurrent turn)
+ * makes the whole turn retry.
+ */
+export async function commitTurn(db: Db, c: TurnCommit): Promise<void> {
+  const threadId = c.thread.id;
+  await db.$transaction(async (tx) => {
+    const updated = await tx.thread.updateMany({
+      where: { id: threadId, version: c.thread.version },
+      data: {
+        summary: c.nextState.summary,
+        openItems: c.nextState.openItems,
+        currentIntent: c.nextState.currentIntent,
+        tags: c.nextState.tags,
+        status: c.nextState.status,
+        closedAt: c.nextState.status === 'resolved' ? c.now : null,
+        version: { increment: 1 },
+      },
+    });
+    if (updated.count === 0) throw new AppError('CONFLICT', `thread ${threadId} changed during the turn; retrying`);
+    const d = c.draft;
+    await tx.draft.create({
+      data: {
+        id: d.id,
+        turnId: c.turnId,
+        threadId,
+        mailboxId: c.thread.mailboxId,
+        toAddress: d.toAddress,
+        subject: d.subject,
+        body: d.body,
+        messageId: d.messageId,
+        inReplyTo: d.inReplyTo,
+        references: d.references,
+        needsHuman: d.needsHuman,
+        flags: d.flags.map((f) => ({ rule: f.rule, excerpt: f.excerpt, reason: f.reason })),
+        status: d.status,
+        createdAt: c.now,
+      },
+    });
+    // The agent's reply is part of the thread, so the customer's answer to it threads by headers.
+    await tx.message.create({
+      data: {
+        id: newId('m'),
+        mailboxId: c.thread.mailboxId,
+        messageId: d.messageId,
+        threadId,
+        direction: 'outbound',
+        source: 'agent',
+        fromAddress: c.from.address,
+        fromName: c.from.name,
+        toAddresses: [d.toAddress],
+        subject: d.subject,
+        inReplyTo: d.inReplyTo,
+        references: d.references,
+        sentAt: c.now,
+        receivedAt: c.now,
+        bodyText: d.body,
+        extractedText: d.body,
+        status: d.status,
+      },
+    });
+    await tx.threadKey.createMany({ data: [{ mailboxId: c.thread.mailboxId, messageId: d.messageId, threadId, kind: 'outbound' }], skipDuplicates: true });
+    await tx.message.updateMany({ where: { turnId: c.turnId }, data: { status: 'replied' } });
+    await tx.turn.update({ where: { id: c.turnId }, data: { ...c.turn, finishedAt: c.now } });
+    await saveLoopStates(tx, c.loopStates);
+  });
+}
+
+/**
+ * Ends a turn with no reply (a reply limit, a suspected loop): its messages are marked `no_reply`
+ * with the reason; a thread handed to a person remembers why.
+ */
+export async function finishTurnWithoutReply(
+  db: Db,
+  input: { turnId: string; threadId: string; reason: string; handoff: boolean; loopStates: readonly LoopState[]; now: Date },
+): Promise<void> {
+  await db.$transaction(async (tx) => {
+    await tx.message.updateMany({ where: { turnId: input.turnId }, data: { status: 'no_reply', skipDetail: input.reason.slice(0, 500) } });
+    await tx.turn.update({ where: { id: input.turnId }, data: { status: 'skipped', error: input.reason.slice(0, 1000), finishedAt: input.now } });
+    if (input.handoff) {
+      await tx.thread.update({ where: { id: input.threadId }, data: { handoffReason: input.reason.slice(0, 500), handoffAt: input.now } });
+    }
+    await saveLoopStates(tx, input.loopStates);
+  });
+}
+
+/** The turn a crashed or failed job left running in this thread, if any. */
+export async function findRunningTurn(db: DbClient, threadId: string): Promise<string | null> {
+  const running = await db.turn.findFirst({ where: { threadId, status: 'running' }, select: { id: true } });
+  return running?.id ?? null;
+}
+
+/** Threads with customer mail waiting for (or in) a turn, for the reconciler. */
+export async function pendingTurnThreadIds(db: DbClient, mailboxId: string): Promise<string[]> {
+  const rows = await db.message.findMany({
+    where: { mailboxId, direction: 'inbound', status: { in: ['pending_reply', 'in_turn'] }, threadId: { not: null } },
+    distinct: ['threadId'],
+    select: { threadId: true },
+  });
+  return rows.flatMap((r) => (r.threadId ? [r.threadId] : []));
+}
+
+/** Threads whose news the profile has not seen yet, for the reconciler to schedule their promotion. */
+export async function threadsAwaitingPromotion(db: DbClient, mailboxId: string): Promise<Array<{ id: string; lastMessageAt: Date; status: string }>> {
+  return db.thread.findMany({ where: { mailboxId, needsPromotion: true }, select: { id: true, lastMessageAt: true, status: true } });
+}
+
+/**
+ * A promotion that failed for good (every retry used): the thread stops asking for one, so no
+ * reconciler or turn reschedules it without end, and the console shows why. New customer mail
+ * asks again.
+ */
+export async function markPromotionFailed(db: DbClient, threadId: string, reason: string, now: Date): Promise<void> {
+  await db.thread.updateMany({ where: { id: threadId }, data: { needsPromotion: false, promotionError: reason.slice(0, 500), promotionFailedAt: now } });
 }

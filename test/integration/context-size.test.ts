@@ -5,7 +5,8 @@ import { customerEmail, startAgentHarness, turnAnswer, type AgentHarness } from 
 
 let h: AgentHarness;
 beforeAll(async () => {
-  h = await startAgentHarness({ SUMMARY_TOKEN_CAP: '200', REPLY_MODE: 'draft' }, { workers: false });
+  // Fifty near-identical follow-ups would trip the loop guard; this test measures the context only.
+  h = await startAgentHarness({ SUMMARY_TOKEN_CAP: '200', REPLY_MODE: 'draft', LOOP_MAX_REPLIES: '1000' }, { workers: false });
 });
 afterAll(async () => {
   await h?.close();

@@ -3,6 +3,7 @@
  * the scripted model receives and the exact mail the SMTP server receives are inspected.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { linkAddress } from '../../src/app/link-address.ts';
 import { setTrustedFact } from '../../src/app/profile-admin.ts';
 import { promoteThread } from '../../src/app/promote-thread.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -69,30 +70,86 @@ describe('loops and floods', () => {
     expect(bounced).toMatchObject({ outcome: 'skipped', skipReason: 'loop' });
   });
 
-  it('stops a ping-pong with an auto-responder that sends no Auto-Submitted header', async () => {
-    const bot = 'helpdesk-bot@vendor.example';
-    let parent = '<pingpong-0@vendor.example>';
-    let threadId: string | null = null;
+  /** Plays an auto-responder that answers every reply of ours; how many replies the agent sent before it stopped. */
+  async function pingPong(bot: (round: number, lastReply: string) => { from: string; subject: string; body: string }, rounds: number) {
+    let parent = `<pp-root-${Math.random().toString(36).slice(2)}@vendor.example>`;
     let replies = 0;
-    for (let round = 1; round <= 12; round++) {
-      const message = customerEmail({ from: bot, subject: round === 1 ? 'Ticket received' : 'Re: Ticket received', body: `Thank you, your ticket #${round} is open.`, messageId: `<pingpong-${round}@vendor.example>`, inReplyTo: parent, references: parent });
-      const ingested = await h.ingest(message);
-      threadId ??= ingested.threadId;
+    const threads = new Set<string>();
+    let stopped: { error: string | null; threadId: string } | null = null;
+    let lastReply = '';
+    for (let round = 1; round <= rounds; round++) {
+      const mail = bot(round, lastReply);
+      const ingested = await h.ingest(customerEmail({ ...mail, inReplyTo: parent, references: parent }));
+      threads.add(ingested.threadId!);
       const turn = await waitFor(
         () => h.runtime.db.turn.findFirst({ where: { threadId: ingested.threadId!, messages: { some: { id: ingested.id } } } }),
         (t) => t !== null && t.status !== 'running',
         20_000,
         `round ${round} to finish`,
       );
-      if (turn!.status === 'skipped') break;
+      if (turn!.status === 'skipped') {
+        stopped ??= { error: turn!.error, threadId: ingested.threadId! };
+        continue;
+      }
       replies++;
       const draft = await h.runtime.db.draft.findUniqueOrThrow({ where: { turnId: turn!.id } });
       parent = draft.messageId;
+      lastReply = draft.body;
     }
+    return { replies, stopped, threads };
+  }
+
+  it('stops a ping-pong with an auto-responder that sends no Auto-Submitted header after three replies, and hands the thread to a person', async () => {
+    const bot = 'helpdesk-bot@vendor.example';
+    const { replies, stopped } = await pingPong(
+      (round) => ({ from: bot, subject: round === 1 ? 'Ticket received' : 'Re: Ticket received', body: `Thank you, your ticket #${round} is open.` }),
+      8,
+    );
+    expect(replies).toBe(3);
+    expect(stopped?.error).toMatch(/suspected mail loop: 3 replies in a row to this (thread|address|domain) with no human-looking message/);
+    const thread = await h.runtime.db.thread.findUniqueOrThrow({ where: { id: stopped!.threadId } });
+    expect(thread.handoffReason).toMatch(/suspected mail loop/);
+    expect(await h.runtime.db.draft.count({ where: { toAddress: bot } })).toBe(3);
+  });
+
+  it('stops a responder that rotates its plus-address and ticket subject (a new thread every time)', async () => {
+    const { replies, threads } = await pingPong(
+      (round) => ({
+        from: `tickets+${1000 + round}@rotating-desk.example`,
+        subject: `[Ticket #${1000 + round}] We received your request`,
+        body: `Dear customer,\n\nWe received your request and created ticket ${1000 + round}. An agent will answer within 24 hours.\n\nRotating Desk`,
+      }),
+      10,
+    );
+    expect(threads.size).toBe(10);
+    expect(replies).toBe(3);
+  });
+
+  it('stops a responder that echoes our own (ever-changing) reply back with a fresh header each time', async () => {
+    const topics = ['shipping', 'invoices', 'passwords', 'exports', 'refund policy', 'opening hours', 'teams', 'reports', 'SSO', 'APIs'];
+    let turn = 0;
+    h.llm.setFallback(() => {
+      turn++;
+      const topic = topics[turn % topics.length]!;
+      return { kind: 'json', content: turnAnswer({ body: `Hello,\n\nthank you for asking about ${topic}. Our guide on ${topic} explains every step in detail (${turn}).\n\nAcme Support` }) };
+    });
+    const { replies } = await pingPong(
+      (round, lastReply) => ({
+        from: 'echo@relay.example',
+        subject: 'Re: order',
+        body: round === 1 ? 'Please help with my order number 5521, it has not arrived.' : `Message received (${round}):\n\n${lastReply}`,
+      }),
+      8,
+    );
+    expect(replies).toBe(3);
+  });
+
+  it('keeps answering a person who writes something new each time, until the hourly limit', async () => {
+    const person = 'busy.person@customer-co.example';
+    const questions = ['How do I export my data?', 'Where is the invoice for March?', 'Can I add a colleague to my team?', 'Is there an API for reports?', 'What are your opening hours?', 'Do you support single sign-on?', 'Can I change my billing email?'];
+    const { replies, stopped } = await pingPong((round) => ({ from: person, subject: `Question ${round}`, body: questions[round - 1]! }), 7);
     expect(replies).toBe(5);
-    const limited = await h.runtime.db.turn.findMany({ where: { threadId: threadId!, status: 'skipped' } });
-    expect(limited[0]?.error).toMatch(/reply limit: 5 replies to helpdesk-bot@vendor\.example in the last hour/);
-    expect(await h.runtime.db.draft.count({ where: { toAddress: bot } })).toBe(5);
+    expect(stopped?.error).toMatch(/reply limit: 5 replies to busy\.person@customer-co\.example in the last hour/);
   });
 });
 
@@ -144,10 +201,10 @@ describe('trust', () => {
     );
     const prompt = promptMentioning('<forged-ar@attacker.example>');
     expect(prompt).not.toContain('platinum-tier');
-    expect(prompt).toMatch(/Reply-To points to another domain/);
+    expect(prompt).toMatch(/Reply-To differs from From and DMARC did not pass/);
   });
 
-  it('uses the profile for a Reply-To on another domain only when DMARC passed at our server', async () => {
+  it('withholds the profile from a verified sender whose Reply-To is not one of the customer’s addresses', async () => {
     await answered(
       customerEmail({
         from: 'Alice <alice@trusted.example>',
@@ -158,7 +215,24 @@ describe('trust', () => {
         headers: { 'Authentication-Results': `${TRUSTED}; dkim=pass; spf=pass; dmarc=pass header.from=trusted.example` },
       }),
     );
-    expect(promptMentioning('<verified-rt@trusted.example>')).toContain('platinum-tier');
+    const prompt = promptMentioning('<verified-rt@trusted.example>');
+    expect(prompt).not.toContain('platinum-tier');
+    expect(prompt).toMatch(/the reply goes to someone who is not the thread's customer/);
+  });
+
+  it('uses the profile for a verified sender whose Reply-To is another address linked to the same customer', async () => {
+    await linkAddress(h.runtime.db, 'alice.home@trusted-family.example', alice);
+    await answered(
+      customerEmail({
+        from: 'Alice <alice@trusted.example>',
+        replyTo: 'alice.home@trusted-family.example',
+        subject: 'My plan again',
+        body: 'Which plan am I on, please?',
+        messageId: '<verified-linked-rt@trusted.example>',
+        headers: { 'Authentication-Results': `${TRUSTED}; dkim=pass; spf=pass; dmarc=pass header.from=trusted.example` },
+      }),
+    );
+    expect(promptMentioning('<verified-linked-rt@trusted.example>')).toContain('platinum-tier');
   });
 });
 

@@ -285,6 +285,10 @@ namespace inbox {
     special_use = \\Drafts
     auto = subscribe
   }
+  mailbox Sent {
+    special_use = \\Sent
+    auto = subscribe
+  }
 }
 
 service imap-login {

@@ -44,6 +44,12 @@ export interface SmtpSink {
    * report their own message id. null restores the default (a fresh random queue id per message).
    */
   setQueuedAs(id: string | null): void;
+  /**
+   * Holds the next transaction after its DATA has been received, before the server answers:
+   * `received` resolves then, and nothing is answered (or recorded) until `release()`. A send
+   * "in flight", for tests of what happens meanwhile.
+   */
+  holdNext(): { received: Promise<void>; release(): void };
   /** Number of DATA transactions the sink refused because of `failNext`. */
   readonly rejectedCount: number;
   close(): Promise<void>;
@@ -93,6 +99,7 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
   const messages = arrivals.items;
   const failures: Array<{ code: number; message: string }> = [];
   let queuedAsOverride: string | null = null;
+  const holds: Array<{ arrived: () => void; released: Promise<void> }> = [];
   let rejectedCount = 0;
   let closed = false;
 
@@ -116,7 +123,12 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        const hold = holds.shift();
+        if (hold) {
+          hold.arrived();
+          await hold.released;
+        }
         if (stream.sizeExceeded) {
           callback(smtpError(552, `Error: message exceeds fixed maximum message size ${MAX_SIZE}`));
           return;
@@ -177,6 +189,14 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
       if (!Number.isInteger(code) || code < 400 || code > 599) throw new Error(`failNext needs a 4xx or 5xx SMTP code, got ${code}`);
       const text = message ?? (code < 500 ? 'Temporary failure, try again later' : 'Permanent failure, message rejected');
       for (let i = 0; i < n; i += 1) failures.push({ code, message: text });
+    },
+    holdNext() {
+      let arrived!: () => void;
+      let release!: () => void;
+      const received = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.push({ arrived, released });
+      return { received, release };
     },
     setQueuedAs(id) {
       queuedAsOverride = id;

@@ -46,7 +46,7 @@ describe('context assembly', () => {
     const prompt = assembleTurnContext(input({ profile: null, withheldReason: 'the sender failed DMARC' }));
     expect(prompt.user).not.toContain('premium');
     expect(prompt.user).not.toContain('double charge');
-    expect(prompt.system).toMatch(/could not be verified \(the sender failed DMARC\)/);
+    expect(prompt.system).toMatch(/withheld for this reply \(the sender failed DMARC\)/);
   });
 
   it('trims in the stated order when over budget, weakest email-learned facts first, and then fits', () => {

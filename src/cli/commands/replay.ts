@@ -47,7 +47,8 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
     const skipped = report.messages.filter((m) => m.outcome === 'skipped').length;
     process.stderr.write(
       `replay: ${report.messages.length} messages (${skipped} skipped), ${report.threads.length} threads, ` +
-        `${report.profiles.length} profiles, ${report.drafts.length} drafts; report written to ${options.report}\n`,
+        `${report.profiles.length} profiles, ${report.drafts.length} drafts` +
+        `${report.failures.length > 0 ? `, ${report.failures.length} failures (see "failures" in the report)` : ''}; report written to ${options.report}\n`,
     );
   } else {
     process.stdout.write(json);

@@ -1,0 +1,109 @@
+/**
+ * The outbox's rows: a draft's way out (draft -> queued -> sending -> sent), the claim that makes a
+ * send happen once, and the record of what happened. Plain records in and out.
+ */
+import { AppError } from '../errors.ts';
+import { jsonStringArray, type DbClient } from './client.ts';
+import type { Db } from './database.ts';
+
+export interface OutboxDraft {
+  id: string;
+  threadId: string;
+  mailboxId: string;
+  toAddress: string;
+  subject: string;
+  body: string;
+  messageId: string;
+  inReplyTo: string | null;
+  references: string[];
+  status: string;
+  needsHuman: boolean;
+  imapAppendedAt: Date | null;
+  createdAt: Date;
+}
+
+export async function loadOutboxDraft(db: DbClient, draftId: string): Promise<OutboxDraft> {
+  const d = await db.draft.findUnique({ where: { id: draftId } });
+  if (!d) throw new AppError('NOT_FOUND', `draft ${draftId} no longer exists`);
+  return {
+    id: d.id,
+    threadId: d.threadId,
+    mailboxId: d.mailboxId,
+    toAddress: d.toAddress,
+    subject: d.subject,
+    body: d.body,
+    messageId: d.messageId,
+    inReplyTo: d.inReplyTo,
+    references: jsonStringArray(d.references),
+    status: d.status,
+    needsHuman: d.needsHuman,
+    imapAppendedAt: d.imapAppendedAt,
+    createdAt: d.createdAt,
+  };
+}
+
+/**
+ * queued -> sending, as one conditional update: true only for the one caller whose update changed
+ * the row. Every other caller (a duplicate job after Redis lost its data, a retry) sees false and
+ * must not send.
+ */
+export async function claimDraftForSending(db: DbClient, draftId: string, now: Date): Promise<boolean> {
+  const claimed = await db.draft.updateMany({ where: { id: draftId, status: 'queued' }, data: { status: 'sending', sendClaimedAt: now } });
+  return claimed.count === 1;
+}
+
+/** sending -> queued (try again later) or failed (refused for good), after a send that did not happen. */
+export async function releaseSendClaim(db: DbClient, draftId: string, status: 'queued' | 'failed', error: string): Promise<void> {
+  await db.draft.updateMany({ where: { id: draftId, status: 'sending' }, data: { status, sendClaimedAt: null, error: error.slice(0, 500) } });
+}
+
+/** sending -> send_unknown: the message may or may not have gone out; a person decides. */
+export async function markSendUnknown(db: DbClient, draftId: string, reason: string): Promise<boolean> {
+  const moved = await db.draft.updateMany({
+    where: { id: draftId, status: 'sending' },
+    data: { status: 'send_unknown', needsHuman: true, error: reason.slice(0, 500) },
+  });
+  return moved.count === 1;
+}
+
+/**
+ * Records a send the SMTP server accepted (also from `send_unknown`, when the worker's own record
+ * comes after the reconciler gave up on it), the outbound message's status, and a Message-ID the
+ * server used instead of ours so replies to it still thread.
+ */
+export async function recordSent(db: Db, draft: Pick<OutboxDraft, 'id' | 'mailboxId' | 'messageId' | 'threadId'>, serverMessageId: string | null, now: Date): Promise<void> {
+  await db.$transaction(async (tx) => {
+    await tx.draft.updateMany({ where: { id: draft.id, status: { in: ['sending', 'send_unknown'] } }, data: { status: 'sent', sentAt: now, error: null } });
+    await tx.message.updateMany({ where: { mailboxId: draft.mailboxId, messageId: draft.messageId }, data: { status: 'sent', sentAt: now } });
+    if (serverMessageId && serverMessageId !== draft.messageId) {
+      await tx.threadKey.createMany({
+        data: [{ mailboxId: draft.mailboxId, messageId: serverMessageId, threadId: draft.threadId, kind: 'outbound' }],
+        skipDuplicates: true,
+      });
+    }
+  });
+}
+
+export async function markAppended(db: DbClient, draftId: string, at: Date): Promise<void> {
+  await db.draft.update({ where: { id: draftId }, data: { imapAppendedAt: at } });
+}
+
+/** Drafts waiting in the outbox (queued), for the reconciler. */
+export async function queuedDraftIds(db: DbClient, mailboxId: string): Promise<string[]> {
+  const rows = await db.draft.findMany({ where: { mailboxId, status: 'queued' }, select: { id: true } });
+  return rows.map((r) => r.id);
+}
+
+/** Drafts for the Drafts folder not appended yet. */
+export async function unappendedDraftIds(db: DbClient, mailboxId: string): Promise<string[]> {
+  const rows = await db.draft.findMany({ where: { mailboxId, status: 'draft', imapAppendedAt: null }, select: { id: true } });
+  return rows.map((r) => r.id);
+}
+
+/** Sends claimed before `before` whose outcome was never recorded (the claimer died, or its write never landed). */
+export async function staleSendClaims(db: DbClient, mailboxId: string, before: Date): Promise<Array<Pick<OutboxDraft, 'id' | 'mailboxId' | 'messageId' | 'threadId'>>> {
+  return db.draft.findMany({
+    where: { mailboxId, status: 'sending', OR: [{ sendClaimedAt: null }, { sendClaimedAt: { lt: before } }] },
+    select: { id: true, mailboxId: true, messageId: true, threadId: true },
+  });
+}
