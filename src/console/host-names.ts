@@ -84,7 +84,7 @@ export function parseHost(value: string | undefined): ParsedHost | null {
     for (let i = 0; i < name.length; i++) if (!isNameChar(name.charCodeAt(i))) return null;
     // One trailing dot is the fully qualified form of the same name; anything else empty is malformed.
     const bare = name.endsWith('.') ? name.slice(0, -1) : name;
-    if (bare.length === 0 || bare.startsWith('.') || bare.includes('..')) return null;
+    if (bare.length === 0 || bare.startsWith('.') || bare.endsWith('.') || bare.includes('..')) return null;
     name = bare;
   }
   let port: number | null = null;
