@@ -9,7 +9,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Runtime } from '../app/runtime.ts';
 import { AppError } from '../errors.ts';
 import { createConsoleApp, type ConsoleAppOptions } from './app.ts';
-import { isWildcardHost } from './host-names.ts';
+import { hostOfAddress, isLoopbackHostname, isWildcardHost } from './host-names.ts';
 
 export interface RunningConsole {
   url: string;
@@ -18,10 +18,6 @@ export interface RunningConsole {
 
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
 /** Every address of this machine, for a console listening on all of them (its host check answers to each). */
@@ -61,7 +57,7 @@ export async function startConsole(runtime: Runtime, options: StartConsoleOption
     ...(settings.trustedProxies.length > 0 ? { trustedProxies: settings.trustedProxies } : {}),
   });
   if (password.length < 12) runtime.logger.warn('CONSOLE_PASSWORD is shorter than 12 characters; choose a longer one');
-  if (!isLoopback(host) && !settings.publicUrl?.startsWith('https:')) {
+  if (!isLoopbackHostname(hostOfAddress(host)) && !settings.publicUrl?.startsWith('https:')) {
     runtime.logger.warn('the console is reachable from other machines over plain HTTP; put it behind a TLS proxy and set CONSOLE_PUBLIC_URL', { host });
   }
   if (settings.trustedProxies.length > 0 && !settings.publicUrl && settings.allowedHosts.length === 0) {
