@@ -4,6 +4,8 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { parseHost } from './console/host-names.ts';
+import { isAddressOrCidr } from './console/trusted-proxies.ts';
 import { parseDuration } from './duration.ts';
 import { AppError } from './errors.ts';
 
@@ -25,6 +27,22 @@ const port = z.coerce.number().int().min(1).max(65535);
 const emailAddress = z.string().trim().toLowerCase().pipe(z.email());
 const optionalSecret = z.string().min(1).optional();
 const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+
+/** `https://support.example.com` (an origin: scheme, host, port; no path, query, fragment or credentials). */
+const publicUrl = z.url().transform((value, ctx) => {
+  const url = new URL(value);
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.pathname !== '/' || url.search || url.hash) {
+    ctx.addIssue({ code: 'custom', message: 'must be an origin like https://support.example.com (no path, query or credentials)' });
+    return z.NEVER;
+  }
+  return url.origin;
+});
+
+const addressList = commaList.pipe(z.array(z.string().refine(isAddressOrCidr, 'entries must be IP addresses or CIDR blocks like 10.0.0.0/8')));
+/** Host names as a Host header carries them, without a port: `support.example.com`, `10.0.0.5`, `[fd00::5]`. */
+const hostList = commaList.pipe(
+  z.array(z.string().refine((h) => parseHost(h)?.port === null, 'entries must be host names without scheme or port')),
+);
 
 const envSchema = z.object({
   // storage
@@ -103,6 +121,9 @@ const envSchema = z.object({
   CONSOLE_HOST: z.string().default('127.0.0.1'),
   CONSOLE_PORT: port.default(3000),
   CONSOLE_PASSWORD: optionalSecret,
+  CONSOLE_PUBLIC_URL: publicUrl.optional(),
+  CONSOLE_TRUSTED_PROXIES: addressList.default([]),
+  CONSOLE_ALLOWED_HOSTS: hostList.default([]),
 
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
@@ -177,7 +198,17 @@ export interface Config {
   };
   /** lockDuration: a job whose worker died is retried after about this long (stall detection). */
   worker: { concurrency: number; reconcileIntervalMs: number; lockDurationMs: number };
-  console: { host: string; port: number; password: string | undefined };
+  console: {
+    host: string;
+    port: number;
+    password: string | undefined;
+    /** The console's external origin (behind a TLS proxy); decides Origin checks and Secure cookies. */
+    publicUrl: string | undefined;
+    /** Addresses or CIDR blocks whose X-Forwarded-* / Forwarded headers are believed. */
+    trustedProxies: string[];
+    /** Further host names the console answers to (besides loopback, its bound address and the public URL's). */
+    allowedHosts: string[];
+  };
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -270,7 +301,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sendUnknownAfterMs: e.SEND_UNKNOWN_AFTER,
     },
     worker: { concurrency: e.WORKER_CONCURRENCY, reconcileIntervalMs: e.RECONCILE_INTERVAL, lockDurationMs: e.WORKER_LOCK_DURATION },
-    console: { host: e.CONSOLE_HOST, port: e.CONSOLE_PORT, password: e.CONSOLE_PASSWORD },
+    console: {
+      host: e.CONSOLE_HOST,
+      port: e.CONSOLE_PORT,
+      password: e.CONSOLE_PASSWORD,
+      publicUrl: e.CONSOLE_PUBLIC_URL,
+      trustedProxies: e.CONSOLE_TRUSTED_PROXIES,
+      allowedHosts: e.CONSOLE_ALLOWED_HOSTS,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

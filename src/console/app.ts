@@ -13,6 +13,7 @@ import type { ConsoleContext, ConsoleEnv, Session } from './context.ts';
 import { sameOriginOnly, verifyCsrf } from './csrf.ts';
 import { html } from './html.ts';
 import { renderPage } from './layout.ts';
+import { LoginThrottle } from './login-throttle.ts';
 import { customersPage } from './pages/customers.ts';
 import { approveAction, discardAction, draftsPage, editAction } from './pages/drafts.ts';
 import { eraseAction, eraseConfirmPage } from './pages/erase.ts';
@@ -20,6 +21,7 @@ import { healthPage } from './pages/health.ts';
 import { loginRoutes } from './pages/login.ts';
 import { correctFactAction, deleteFactAction, profilePage, setFactAction } from './pages/profile.ts';
 import { originalMessageDownload, originalMessagePage, threadPage } from './pages/thread.ts';
+import { consoleSite, requestGuard } from './request-guard.ts';
 import { securityHeaders } from './security-headers.ts';
 import { STYLESHEET, STYLESHEET_PATH } from './styles.ts';
 
@@ -40,13 +42,32 @@ function handleError(error: unknown, c: ConsoleContext): Response {
   return errorPage(c, 500, 'Something went wrong', 'The console could not complete this request; the details are in the log.');
 }
 
-export function createConsoleApp(runtime: Runtime, password: string): Hono<ConsoleEnv> {
+export interface ConsoleAppOptions {
+  /** The address the server listens on (default CONSOLE_HOST); it is one of the host names answered to. */
+  boundHost?: string;
+  /** The machine's addresses, answered to when the server listens on all of them (`0.0.0.0`, `::`). */
+  interfaceAddresses?: readonly string[];
+  /** The login throttle (tests pass one with their own clock). */
+  throttle?: LoginThrottle;
+}
+
+export function createConsoleApp(runtime: Runtime, password: string, options: ConsoleAppOptions = {}): Hono<ConsoleEnv> {
   if (!password) throw new AppError('CONFIG_INVALID', 'the console needs CONSOLE_PASSWORD');
+  const settings = runtime.config.console;
+  const site = consoleSite({
+    publicUrl: settings.publicUrl,
+    trustedProxies: settings.trustedProxies,
+    allowedHosts: settings.allowedHosts,
+    boundHost: options.boundHost ?? settings.host,
+    interfaceAddresses: options.interfaceAddresses ?? [],
+  });
   const sessions = new SessionStore(runtime.db, password);
-  const login = loginRoutes(password, sessions);
+  const login = loginRoutes(password, sessions, options.throttle ?? new LoginThrottle());
   const app = new Hono<ConsoleEnv>();
 
   app.use('*', securityHeaders(BULL_BOARD_PATH, new Set([STYLESHEET_PATH])));
+  // Before anything else reads the request, above all before any session lookup.
+  app.use('*', requestGuard(site, (host) => runtime.logger.debug('console request refused: host name not allowed', { host })));
   app.use('*', async (c, next) => {
     c.set('runtime', runtime);
     await next();

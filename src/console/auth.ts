@@ -122,32 +122,9 @@ export class SessionStore {
   }
 }
 
-/**
- * Slows password guessing: after `limit` failures within `windowMs` every attempt is refused until
- * the window has passed. Process-wide rather than per address: behind a proxy every caller shares one.
- */
-export class LoginThrottle {
-  private failures: number[] = [];
-
-  constructor(
-    private readonly limit = 20,
-    private readonly windowMs = 60_000,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  blocked(): boolean {
-    const since = this.now() - this.windowMs;
-    this.failures = this.failures.filter((t) => t > since);
-    return this.failures.length >= this.limit;
-  }
-
-  recordFailure(): void {
-    this.failures.push(this.now());
-  }
-}
-
-export function cookieIsSecure(c: Context): boolean {
-  return new URL(c.req.url).protocol === 'https:';
+/** Cookies are `Secure` when the console is reached over HTTPS (CONSOLE_PUBLIC_URL, or a trusted proxy says so). */
+export function cookieIsSecure(c: Context<ConsoleEnv>): boolean {
+  return c.get('request').secureCookies;
 }
 
 export async function startSession(c: Context<ConsoleEnv>, sessions: SessionStore): Promise<Session> {

@@ -23,10 +23,18 @@ function forbidden(c: ConsoleContext, why: string): Response {
   return c.text(`Forbidden: ${why}. Reload the page and try again.`, 403);
 }
 
-/** A browser's Origin header, when sent, must be this site's. */
+/**
+ * A browser's Origin header, when sent, must be this site's: the origin the request was addressed
+ * to (behind a trusted proxy, the one the proxy was asked for) or CONSOLE_PUBLIC_URL's. The host
+ * check has already refused any Host the console does not answer to, so a rebinding page cannot
+ * make the two match.
+ */
 function originAllowed(c: ConsoleContext, required: boolean): boolean {
   const origin = c.req.header('origin');
-  if (origin) return origin === new URL(c.req.url).origin;
+  if (origin) {
+    const view = c.get('request');
+    return origin === view.origin || (view.publicOrigin !== null && origin === view.publicOrigin);
+  }
   if (c.req.header('sec-fetch-site')) return c.req.header('sec-fetch-site') === 'same-origin';
   return !required;
 }

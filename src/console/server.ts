@@ -4,10 +4,12 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Runtime } from '../app/runtime.ts';
 import { AppError } from '../errors.ts';
-import { createConsoleApp } from './app.ts';
+import { createConsoleApp, type ConsoleAppOptions } from './app.ts';
+import { hostOfAddress, isLoopbackHostname, isWildcardHost } from './host-names.ts';
 
 export interface RunningConsole {
   url: string;
@@ -18,15 +20,26 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+/** Every address of this machine, for a console listening on all of them (its host check answers to each). */
+function machineAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
 }
 
-export async function startConsole(runtime: Runtime, options: { port: number; host?: string }): Promise<RunningConsole> {
-  const password = runtime.config.console.password;
+export interface StartConsoleOptions extends Pick<ConsoleAppOptions, 'throttle'> {
+  port: number;
+  host?: string;
+}
+
+export async function startConsole(runtime: Runtime, options: StartConsoleOptions): Promise<RunningConsole> {
+  const settings = runtime.config.console;
+  const password = settings.password;
   if (!password) throw new AppError('CONFIG_INVALID', 'the console needs CONSOLE_PASSWORD');
-  const host = options.host ?? runtime.config.console.host;
-  const app = createConsoleApp(runtime, password);
+  const host = options.host ?? settings.host;
+  const app = createConsoleApp(runtime, password, {
+    boundHost: host,
+    interfaceAddresses: isWildcardHost(host) ? machineAddresses() : [],
+    ...(options.throttle ? { throttle: options.throttle } : {}),
+  });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
 
   await new Promise<void>((resolve, reject) => {
@@ -38,10 +51,19 @@ export async function startConsole(runtime: Runtime, options: { port: number; ho
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${urlHost(host)}:${port}`;
-  runtime.logger.info('console listening', { url });
+  runtime.logger.info('console listening', {
+    url,
+    ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+    ...(settings.trustedProxies.length > 0 ? { trustedProxies: settings.trustedProxies } : {}),
+  });
   if (password.length < 12) runtime.logger.warn('CONSOLE_PASSWORD is shorter than 12 characters; choose a longer one');
-  if (!isLoopback(host)) {
-    runtime.logger.warn('the console is reachable from other machines over plain HTTP; put it behind a TLS proxy', { host });
+  if (!isLoopbackHostname(hostOfAddress(host)) && !settings.publicUrl?.startsWith('https:')) {
+    runtime.logger.warn('the console is reachable from other machines over plain HTTP; put it behind a TLS proxy and set CONSOLE_PUBLIC_URL', { host });
+  }
+  if (settings.trustedProxies.length > 0 && !settings.publicUrl && settings.allowedHosts.length === 0) {
+    runtime.logger.warn(
+      'CONSOLE_TRUSTED_PROXIES is set but neither CONSOLE_PUBLIC_URL nor CONSOLE_ALLOWED_HOSTS: requests the proxy forwards for its public host name will be refused',
+    );
   }
 
   return {

@@ -22,11 +22,12 @@ const FLAGS = [
   '--disable-sync',
 ];
 
-export function launchBrowser(): Promise<Browser> {
+/** `extraFlags`: more Chromium switches, e.g. `--host-resolver-rules=MAP support.test 127.0.0.1`. */
+export function launchBrowser(extraFlags: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install chromium) or set CHROMIUM_PATH`);
   }
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: [...FLAGS, ...extraFlags] });
 }
 
 /** Saves a PNG (the whole page unless `fullPage: false`) as test/artifacts/<name>.png and returns its path. */

@@ -4,11 +4,12 @@
  */
 import { getCookie } from 'hono/cookie';
 import { z } from 'zod';
-import { endSession, LoginThrottle, passwordMatches, safeNextPath, SESSION_COOKIE, SessionStore, startSession } from '../auth.ts';
+import { endSession, passwordMatches, safeNextPath, SESSION_COOKIE, SessionStore, startSession } from '../auth.ts';
 import type { ConsoleContext } from '../context.ts';
 import { clearLoginToken, issueLoginToken, loginTokenValid } from '../csrf.ts';
 import { html } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
+import { LoginThrottle, throttleKey } from '../login-throttle.ts';
 
 const nextQuery = z.object({ next: z.string().max(2000).optional() }).loose();
 const loginForm = z
@@ -51,12 +52,21 @@ export function loginRoutes(password: string, sessions: SessionStore, throttle =
       if (!parsed.success) return loginPage(c, '/drafts', 'The login form was incomplete. Please try again.', 400);
       const next = safeNextPath(parsed.data.next);
       if (!loginTokenValid(c, parsed.data._login)) return loginPage(c, next, 'The login form had expired. Please try again.', 403);
-      if (throttle.blocked()) return loginPage(c, next, 'Too many failed attempts. Wait a minute, then try again.', 429);
+      // From here to recordFailure nothing awaits, so parallel attempts cannot all pass one check.
+      const client = throttleKey(c.get('request').client);
+      const decision = throttle.check(client);
+      if (!decision.allowed) {
+        const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+        c.header('Retry-After', String(seconds));
+        c.get('runtime').logger.debug('console login attempt refused: too many failures from this address');
+        return loginPage(c, next, `Too many failed attempts from your address. Try again in ${seconds} s.`, 429);
+      }
       if (!passwordMatches(password, parsed.data.password)) {
-        throttle.recordFailure();
+        throttle.recordFailure(client);
         c.get('runtime').logger.warn('console login refused: wrong password');
         return loginPage(c, next, 'That password is not correct.', 401);
       }
+      throttle.recordSuccess(client);
       await startSession(c, sessions);
       clearLoginToken(c);
       c.get('runtime').logger.info('console login');
