@@ -5,8 +5,7 @@ import { customerEmail, startAgentHarness, turnAnswer, type AgentHarness } from 
 
 let h: AgentHarness;
 beforeAll(async () => {
-  // Fifty near-identical follow-ups would trip the loop guard; this test measures the context only.
-  h = await startAgentHarness({ SUMMARY_TOKEN_CAP: '200', REPLY_MODE: 'draft', LOOP_MAX_REPLIES: '1000' }, { workers: false });
+  h = await startAgentHarness({ SUMMARY_TOKEN_CAP: '200', REPLY_MODE: 'draft' }, { workers: false });
 });
 afterAll(async () => {
   await h?.close();

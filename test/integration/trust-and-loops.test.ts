@@ -16,7 +16,7 @@ const TRUSTED = 'mx.acme.example';
 let h: AgentHarness;
 
 beforeAll(async () => {
-  h = await startAgentHarness({ TRUSTED_AUTHSERV_ID: TRUSTED, REPLY_LIMIT_PER_HOUR: '5', REPLY_LIMIT_PER_DAY: '20' });
+  h = await startAgentHarness({ TRUSTED_AUTHSERV_ID: TRUSTED, REPLY_LIMIT_PER_HOUR: '5', REPLY_LIMIT_PER_DAY: '20', LOOP_MAX_REPLIES: '3' });
 }, 60_000);
 afterAll(async () => {
   await h?.close();

@@ -70,6 +70,8 @@ async function startOn(
     WORKER_CONCURRENCY: '4',
     REPLY_LIMIT_PER_HOUR: '1000',
     REPLY_LIMIT_PER_DAY: '1000',
+    // Like the reply limits, the loop guard is off unless a test turns it on (trust-and-loops).
+    LOOP_MAX_REPLIES: '1000',
     ...overrides,
   };
   // HARNESS_LOG=debug shows the agent's own log while debugging a test.
