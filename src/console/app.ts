@@ -15,7 +15,7 @@ import { html } from './html.ts';
 import { renderPage } from './layout.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { customersPage } from './pages/customers.ts';
-import { approveAction, discardAction, draftsPage, editAction } from './pages/drafts.ts';
+import { approveAction, discardAction, draftsPage, editAction, settleAction, takeOverAction } from './pages/drafts.ts';
 import { eraseAction, eraseConfirmPage } from './pages/erase.ts';
 import { healthPage } from './pages/health.ts';
 import { loginRoutes } from './pages/login.ts';
@@ -100,6 +100,8 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   app.post('/drafts/:id/approve', approveAction);
   app.post('/drafts/:id/edit', editAction);
   app.post('/drafts/:id/discard', discardAction);
+  app.post('/drafts/:id/settle', settleAction);
+  app.post('/threads/:id/take-over', takeOverAction);
 
   app.get('/threads/:id', threadPage);
   app.get('/messages/:id/original', originalMessagePage);

@@ -5,6 +5,7 @@
  */
 import type { Runtime } from '../app/runtime.ts';
 import { describeError } from '../errors.ts';
+import { clearHandoff, settleUnknownSend } from '../store/attention.ts';
 
 export type DraftActionResult = 'done' | 'not-a-draft' | 'not-found' | 'smtp-missing';
 
@@ -85,4 +86,21 @@ export async function discardDraft(runtime: Runtime, draftId: string): Promise<D
   if (!(await changeDraft(runtime, draftId, { status: 'discarded' }))) return missingOrHandled(runtime, draftId);
   runtime.logger.info('draft discarded in the console', { draftId });
   return 'done';
+}
+
+/**
+ * A send whose outcome is unknown, settled by a person who checked: it arrived (recorded as
+ * sent), or it did not (back to the outbox, sent again by the worker).
+ */
+export async function settleSend(runtime: Runtime, draftId: string, outcome: 'sent' | 'resend'): Promise<DraftActionResult> {
+  if (outcome === 'resend' && !runtime.config.smtp.host) return 'smtp-missing';
+  if (!(await settleUnknownSend(runtime.db, draftId, outcome === 'sent' ? 'sent' : 'queued', new Date()))) return missingOrHandled(runtime, draftId);
+  if (outcome === 'resend') await enqueueSend(runtime, draftId);
+  runtime.logger.info('unknown send settled in the console', { draftId, outcome });
+  return 'done';
+}
+
+/** The person has taken over a thread the agent handed over; its marker is removed. */
+export async function takeOverThread(runtime: Runtime, threadId: string): Promise<boolean> {
+  return clearHandoff(runtime.db, threadId);
 }

@@ -29,6 +29,9 @@ export const NOTICES = {
   erased: { kind: 'success', text: 'Erased the customer: profile, threads, messages, drafts and queued jobs.' },
   'erase-mismatch': { kind: 'error', text: 'The confirmation did not match the customer, so nothing was erased.' },
   'logged-out': { kind: 'success', text: 'You are logged out.' },
+  'send-confirmed': { kind: 'success', text: 'Recorded as sent. Nothing was sent again.' },
+  'send-requeued': { kind: 'success', text: 'Back in the outbox: the worker will send it again.' },
+  'taken-over': { kind: 'success', text: 'The thread is yours: it is off the handed-over list.' },
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;

@@ -341,6 +341,40 @@ describe('the review console', () => {
     expect(sink.messages.some((m) => m.envelope.to.includes('dave@example.com'))).toBe(false);
   }, 60_000);
 
+  it('shows sends whose outcome is unknown and threads handed to a person, and lets the operator settle them', async () => {
+    const fay = await customerWrites({ from: 'Fay <fay@example.com>' });
+    const gus = await customerWrites({ from: 'Gus <gus@example.com>' });
+    // As the reconciler leaves them: a send that lost its outcome, a thread the loop guard handed over.
+    await runtime.db.draft.update({ where: { id: fay.draft.id }, data: { status: 'send_unknown', needsHuman: true, error: 'the send was claimed but its outcome was never recorded' } });
+    await runtime.db.thread.update({ where: { id: gus.threadId }, data: { handoffAt: new Date(), handoffReason: 'suspected mail loop: 3 replies in a row to this address' } });
+    const before = sink.messages.length;
+
+    const page = await operatorPage();
+    const unknown = page.locator(`#unknown-${fay.draft.id}`);
+    await visible(unknown);
+    await visible(page.locator(`#handoff-${gus.threadId}`).getByText('suspected mail loop'));
+    await screenshot(page, 'console-attention');
+
+    await unknown.getByRole('button', { name: 'It arrived: record as sent' }).click();
+    expect(await textOf(page.getByRole('status'))).toBe('Recorded as sent. Nothing was sent again.');
+    expect((await runtime.db.draft.findUniqueOrThrow({ where: { id: fay.draft.id } })).status).toBe('sent');
+    expect(await page.locator(`#unknown-${fay.draft.id}`).count()).toBe(0);
+
+    await page.locator(`#handoff-${gus.threadId}`).getByRole('button', { name: 'I have taken it over' }).click();
+    expect(await textOf(page.getByRole('status'))).toMatch(/The thread is yours/);
+    expect((await runtime.db.thread.findUniqueOrThrow({ where: { id: gus.threadId } })).handoffAt).toBeNull();
+    expect(sink.messages.length).toBe(before);
+
+    // The other way: it did not arrive, so it goes back to the outbox and is sent once.
+    await runtime.db.draft.update({ where: { id: gus.draft.id }, data: { status: 'send_unknown', needsHuman: true } });
+    await page.goto(`${server.url}/drafts`);
+    await page.locator(`#unknown-${gus.draft.id}`).getByRole('button', { name: 'It did not arrive: send again' }).click();
+    expect(await textOf(page.getByRole('status'))).toMatch(/Back in the outbox/);
+    await sink.waitForMessages(before + 1);
+    await waitFor('the resent draft to be sent', async () => (await runtime.db.draft.findUnique({ where: { id: gus.draft.id } }))?.status === 'sent');
+    expect(sink.messages.filter((m) => m.messageId === gus.draft.messageId)).toHaveLength(1);
+  }, 60_000);
+
   it('an operator sets, corrects and deletes facts; a deleted fact is gone from the next prompt', async () => {
     const first = await customerWrites({ from: 'Erin <erin@example.com>' });
     const page = await operatorPage(`/customers/${first.entityId}`);

@@ -8,7 +8,8 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import { jsonStringArray } from '../../store/client.ts';
 import type { ConsoleContext, Session } from '../context.ts';
 import { csrfField } from '../csrf.ts';
-import { approveDraft, discardDraft, editAndSendDraft, editDraft, type DraftActionResult } from '../draft-actions.ts';
+import { approveDraft, discardDraft, editAndSendDraft, editDraft, settleSend, takeOverThread, type DraftActionResult } from '../draft-actions.ts';
+import { handedOffThreads, unknownSends, type HandedOffThread, type UnknownSend } from '../../store/attention.ts';
 import { formText, readForm, readParam } from '../forms.ts';
 import { heading, html, list, mailText, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage, type NoticeCode } from '../layout.ts';
@@ -47,7 +48,7 @@ function customerLabel(entity: DraftCardData['thread']['entity'], address: strin
 }
 
 function statusBadge(status: string): SafeHtml {
-  const tone = status === 'sent' ? 'badge-ok' : status === 'failed' ? 'badge-bad' : '';
+  const tone = status === 'sent' ? 'badge-ok' : status === 'failed' || status === 'send_unknown' ? 'badge-bad' : '';
   return html`<span class="badge ${tone}">${status}</span>`;
 }
 
@@ -78,6 +79,50 @@ ${draft.body}</textarea>
   </details>`;
 }
 
+/** Why the draft needs a person (the outbound guard's findings and similar). */
+function flagList(value: unknown): SafeHtml {
+  const flags = (Array.isArray(value) ? value : []).flatMap((f: unknown) => {
+    const flag = f as { rule?: unknown; excerpt?: unknown; reason?: unknown };
+    return typeof flag?.rule === 'string' ? [{ rule: flag.rule, excerpt: String(flag.excerpt ?? ''), reason: String(flag.reason ?? '') }] : [];
+  });
+  if (flags.length === 0) return html``;
+  return html`<div class="notice notice-warning"><p>Why a person should look:</p><ul>${flags.map(
+    (f) => html`<li><strong>${f.rule}</strong>: ${f.reason}${f.excerpt ? html` (“${f.excerpt}”)` : ''}</li>`,
+  )}</ul></div>`;
+}
+
+function unknownSendsSection(sends: UnknownSend[], session: Session): SafeHtml {
+  if (sends.length === 0) return html``;
+  return html`<section aria-labelledby="unknown-title" class="card needs-human">
+  <h2 id="unknown-title">Sends to check (${sends.length})</h2>
+  <p>The agent started sending these but never learned whether the mail server took them (the process stopped
+  mid-send). They are never sent again by themselves: check with the customer or the mail server's log.</p>
+  ${sends.map(
+    (d) => html`<div id="unknown-${d.id}">
+    <p><a href="/threads/${d.threadId}#draft-${d.id}">${d.subject}</a> to ${d.toAddress} · ${time(d.updatedAt)}</p>
+    <div class="actions">
+      <form method="post" action="/drafts/${d.id}/settle">${csrfField(session)}<input type="hidden" name="outcome" value="sent">
+        <button type="submit">It arrived: record as sent</button></form>
+      <form method="post" action="/drafts/${d.id}/settle">${csrfField(session)}<input type="hidden" name="outcome" value="resend">
+        <button type="submit" class="primary">It did not arrive: send again</button></form>
+    </div></div>`,
+  )}
+</section>`;
+}
+
+function handedOffSection(threads: HandedOffThread[], session: Session): SafeHtml {
+  if (threads.length === 0) return html``;
+  return html`<section aria-labelledby="handoff-title" class="card">
+  <h2 id="handoff-title">Handed to a person (${threads.length})</h2>
+  <p>The agent stopped answering these threads. It answers again when a human-looking message arrives.</p>
+  <ul>${threads.map(
+    (t) => html`<li id="handoff-${t.id}"><a href="/threads/${t.id}">${t.subject || '(no subject)'}</a> · ${t.customer} · ${time(t.at)}
+      <br><span class="muted">${t.reason}</span>
+      <form method="post" action="/threads/${t.id}/take-over">${csrfField(session)}<button type="submit">I have taken it over</button></form></li>`,
+  )}</ul>
+</section>`;
+}
+
 /** One draft beside its context; actions only while it is still a draft. */
 export function draftCard(draft: DraftCardData, session: Session, returnTo: ReturnTo, canSend: boolean, headingLevel: 2 | 3 = 2): SafeHtml {
   const titleId = `draft-${draft.id}-title`;
@@ -94,6 +139,7 @@ export function draftCard(draft: DraftCardData, session: Session, returnTo: Retu
     ${returnTo === 'drafts' ? html`· <a href="/threads/${thread.id}" aria-describedby="${titleId}">Open thread</a>` : ''}
   </p>
   ${draft.error ? html`<p class="notice notice-error">Last error: ${draft.error}</p>` : ''}
+  ${flagList(draft.flags)}
   <div class="draft-grid">
     <section aria-label="Draft reply">
       ${heading(sub, 'Draft reply')}
@@ -118,7 +164,9 @@ export function draftCard(draft: DraftCardData, session: Session, returnTo: Retu
 export async function draftsPage(c: ConsoleContext): Promise<Response> {
   const runtime = c.get('runtime');
   const { db } = runtime;
-  const [drafts, waiting, handled] = await Promise.all([
+  const [unknown, handedOff, drafts, waiting, handled] = await Promise.all([
+    unknownSends(db),
+    handedOffThreads(db),
     db.draft.findMany({ where: { status: 'draft' }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: PAGE_SIZE, include: draftCardInclude }),
     db.draft.count({ where: { status: 'draft' } }),
     db.draft.findMany({
@@ -133,6 +181,8 @@ export async function draftsPage(c: ConsoleContext): Promise<Response> {
   const body = html`
 <h1>Drafts to review</h1>
 ${canSend ? '' : html`<p class="notice notice-warning">Sending is not configured (SMTP_HOST is not set): drafts can be edited or discarded, not sent from here.</p>`}
+${unknownSendsSection(unknown, session)}
+${handedOffSection(handedOff, session)}
 <p>${waiting === 0 ? 'Nothing waits for review.' : `${waiting} draft${waiting === 1 ? '' : 's'} waiting, newest first${waiting > PAGE_SIZE ? ` (showing the newest ${PAGE_SIZE})` : ''}.`}</p>
 ${drafts.map((d) => draftCard(d, session, 'drafts', canSend))}
 <h2>Recently handled</h2>
@@ -193,4 +243,18 @@ export async function editAction(c: ConsoleContext): Promise<Response> {
   const runtime = c.get('runtime');
   const result = form.then === 'send' ? await editAndSendDraft(runtime, draftId, form.body) : await editDraft(runtime, draftId, form.body);
   return afterAction(c, draftId, result, form.then === 'send' ? 'edited-sent' : 'saved', form.from);
+}
+
+const settleForm = z.object({ outcome: z.enum(['sent', 'resend']) }).loose();
+
+export async function settleAction(c: ConsoleContext): Promise<Response> {
+  const draftId = readParam(c, 'id');
+  const form = await readForm(c, settleForm);
+  return afterAction(c, draftId, await settleSend(c.get('runtime'), draftId, form.outcome), form.outcome === 'sent' ? 'send-confirmed' : 'send-requeued', 'drafts');
+}
+
+export async function takeOverAction(c: ConsoleContext): Promise<Response> {
+  const threadId = readParam(c, 'id');
+  if (!(await takeOverThread(c.get('runtime'), threadId))) throw new AppError('NOT_FOUND', 'that thread is not waiting for a person');
+  return c.redirect('/drafts?notice=taken-over', 303);
 }

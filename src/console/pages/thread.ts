@@ -75,6 +75,8 @@ export async function threadPage(c: ConsoleContext): Promise<Response> {
   · <span class="badge">${thread.status}</span> · last message ${time(thread.lastMessageAt)}
   ${thread.linkedThreadId ? html` · linked to <a href="/threads/${thread.linkedThreadId}">an earlier thread</a>` : ''}
 </p>
+${thread.handoffAt ? html`<p class="notice notice-warning">Handed to a person ${time(thread.handoffAt)}: ${thread.handoffReason ?? ''}</p>` : ''}
+${thread.promotionFailedAt ? html`<p class="notice notice-error">Promotion into the profile failed for good ${time(thread.promotionFailedAt)}: ${thread.promotionError ?? ''}. New mail in the thread tries again; <code>support-agent promote</code> tries now.</p>` : ''}
 <section aria-labelledby="state-title" class="card">
   <h2 id="state-title">Thread state</h2>
   <dl class="facts">
