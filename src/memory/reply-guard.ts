@@ -313,12 +313,17 @@ function valuesOf(run: string): string[] {
   return [...values];
 }
 
-/** Every number the text contains, in every reading: what "appears in the context" means for amounts. */
+/**
+ * The amounts the context holds, in every reading: amounts marked as money or percentages, and
+ * numbers that look like amounts (three or more digits, or decimals: "I paid 49.99"). Small bare
+ * numbers ("Nov 30", "2 days") are not amounts, so "30%" in a reply is not excused by a date.
+ */
 function amountValues(text: string): Set<string> {
   const values = new Set<string>();
+  for (const amount of findAmounts(text)) for (const value of amount.values) values.add(value);
   for (const run of numberRuns(text)) {
+    if (run.text.replace(/[^0-9]/g, '').length < 3 && !/[.,]\d{1,2}$/.test(run.text)) continue;
     for (const value of valuesOf(run.text)) values.add(value);
-    for (const part of run.text.split(/[.,'’ ]/)) values.add(String(Number(part)));
   }
   return values;
 }
@@ -444,7 +449,7 @@ function findDates(text: string, now: Date | undefined): DateMention[] {
   const found: DateMention[] = [];
   const lower = text.toLowerCase();
 
-  for (const m of lower.matchAll(/\b(\d{4})-(\d{1,2})-(\d{1,2})\b/g)) {
+  for (const m of lower.matchAll(/\b(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)/g)) {
     const month = Number(m[2]);
     const day = Number(m[3]);
     if (validMonthDay(month, day)) found.push({ text: m[0], kind: 'a date', keys: [mdKey(month, day)] });
