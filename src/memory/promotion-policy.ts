@@ -1,7 +1,11 @@
 /**
  * The promotion policy: which candidate facts from a thread cross into the durable profile. Data
  * (config/promotion-policy.json, validated here) plus small pure functions. Every candidate gets a
- * decision naming the rule that decided it, accepted or not.
+ * decision naming the rule that decided it, accepted or not (DECISION_RULES, in order). Email may
+ * set only allow-listed keys; a key or value naming a protected concept (plan, refund, credit,
+ * price, VIP, approval...) is refused; the value must be supported by the evidence quote under the
+ * key's value rule (src/memory/value-evidence.ts). Operators and imports (src/app/profile-admin.ts)
+ * do not go through decidePromotions and may set any key.
  */
 import { z } from 'zod';
 import { parseDuration } from '../duration.ts';

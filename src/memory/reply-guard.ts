@@ -25,7 +25,7 @@
 import { parseDocument } from 'htmlparser2';
 import { textContent } from 'domutils';
 import { stripInvisibleChars } from '../mail/html-text.ts';
-import { foldText } from './text-fold.ts';
+import { foldText, unconfuse } from './text-fold.ts';
 import {
   ACCOUNT,
   CJK_LEGAL,
@@ -133,20 +133,6 @@ const PROMISES: Array<[ReplyRule, PromiseVocabulary]> = [
 
 // ---------------------------------------------------------------------------------------------
 // Preparing text
-
-// Latin look-alikes from Cyrillic and Greek, used only inside words that also have Latin letters
-// ("rеfund" with a Cyrillic е); words wholly in Cyrillic or Greek are left alone.
-const CONFUSABLES: Record<string, string> = {
-  а: 'a', в: 'b', е: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', і: 'i', ј: 'j', ѕ: 's', ԁ: 'd', ɡ: 'g',
-  α: 'a', β: 'b', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x',
-};
-const LOOKALIKE = /[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u0261]/u;
-
-function unconfuse(text: string): string {
-  return text.replace(/\S+/g, (word) =>
-    /[a-z]/i.test(word) && LOOKALIKE.test(word) ? [...word].map((c) => CONFUSABLES[c.toLowerCase()] ?? c).join('') : word,
-  );
-}
 
 function prepare(text: string): string {
   return unconfuse(stripInvisibleChars(text.normalize('NFKC')));

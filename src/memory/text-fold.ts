@@ -14,14 +14,30 @@ const UNSPACED = new RegExp(`[${UNSPACED_CLASS}]`, 'u');
 const INTO_UNSPACED = new RegExp(`([^${UNSPACED_CLASS}\\s])(?=[${UNSPACED_CLASS}])`, 'gu');
 const OUT_OF_UNSPACED = new RegExp(`([${UNSPACED_CLASS}])(?=[^${UNSPACED_CLASS}\\s])`, 'gu');
 
+// Latin look-alikes from Cyrillic and Greek, used only inside words that also have Latin letters
+// ("rеfund" or "VІP" with a Cyrillic letter); words wholly in Cyrillic or Greek are left alone.
+const CONFUSABLES: Record<string, string> = {
+  а: 'a', в: 'b', е: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', і: 'i', ј: 'j', ѕ: 's', ԁ: 'd', ɡ: 'g',
+  α: 'a', β: 'b', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x',
+};
+const LOOKALIKE = /[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u0261]/u;
+
+/** Maps Cyrillic/Greek look-alike letters to Latin inside words that mix them with Latin letters. */
+export function unconfuse(text: string): string {
+  return text.replace(/\S+/g, (word) =>
+    /[a-z]/i.test(word) && LOOKALIKE.test(word) ? [...word].map((c) => CONFUSABLES[c.toLowerCase()] ?? c).join('') : word,
+  );
+}
+
 /**
  * NFKC (full-width digits and letters become ASCII), invisible characters removed, Latin accents
- * removed ("Rückerstattung" → "ruckerstattung"; kana voicing marks are kept), lower case, Chinese and
+ * removed ("Rückerstattung" → "ruckerstattung"; kana voicing marks are kept), look-alike letters in
+ * mixed-script words made Latin, lower case, Chinese and
  * Japanese text set apart from Latin words and numbers by a space, every run of characters that is
  * neither a letter nor a digit becomes one space.
  */
 export function foldText(text: string): string {
-  return stripInvisibleChars(text.normalize('NFKC'))
+  return unconfuse(stripInvisibleChars(text.normalize('NFKC')))
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .normalize('NFC')

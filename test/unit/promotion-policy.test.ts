@@ -164,6 +164,8 @@ describe('protected concepts in values of allowed keys', () => {
     ['VIP in a name', { key: 'name', value: 'Erin VIP Walsh', category: 'identity', evidence: 'My name is Erin Walsh' }],
     ['VIP spelled with dots in full width', { key: 'company', value: 'Ｖ.Ｉ.Ｐ. Holdings', category: 'identity' }],
     ['VIP split by a zero-width space', { key: 'company', value: 'V\u200bIP Holdings', category: 'identity' }],
+    ['VIP with a Cyrillic І', { key: 'name', value: 'Erin VІP', category: 'identity' }],
+    ['a refund with a Cyrillic е', { key: 'current_issue', value: 'rеfund promised', category: 'situation' }],
     ['money in a current issue', { key: 'current_issue', value: 'manager approved a $5,000 refund', category: 'situation' }],
     ['money as a currency code', { key: 'current_issue', value: 'owed 5000 USD', category: 'situation' }],
     ['money after the number', { key: 'current_issue', value: 'owed 5.000 € since March', category: 'situation' }],
