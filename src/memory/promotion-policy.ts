@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { parseDuration } from '../duration.ts';
 import { FACT_CATEGORIES, type FactCategory } from './types.ts';
 import { snakeCase } from './thread-state.ts';
-import { containsFolded, firstTerm, foldText } from './text-fold.ts';
+import { containsFolded, firstTerm, foldedTerm, foldText } from './text-fold.ts';
 import { checkValue, cleanValue, moneyIn, VALUE_RULES } from './value-evidence.ts';
 
 const durationOrNull = z.union([
@@ -186,7 +186,7 @@ export function valueConcept(policy: PromotionPolicy, value: string): string | n
   const folded = foldText(value);
   for (const concept of policy.protectedConcepts.concepts) {
     let text = ` ${folded} `;
-    for (const except of concept.valueExcept) text = text.replaceAll(` ${foldText(except)} `, ' ');
+    for (const except of concept.valueExcept) text = text.replaceAll(` ${foldedTerm(except)} `, ' ');
     const term = firstTerm(text.trim(), concept.valueTerms);
     if (term) return `${concept.concept} ("${term.replace(/\*$/, '')}")`;
   }
@@ -203,7 +203,7 @@ function vocabularySupports(policy: PromotionPolicy, name: string | undefined, v
   const wanted = foldText(value);
   const folded = foldText(evidence);
   return Object.entries(vocabulary).some(
-    ([canonical, entry]) => [canonical, ...entry.values].some((v) => foldText(v) === wanted) && firstTerm(folded, entry.evidence) !== null,
+    ([canonical, entry]) => [canonical, ...entry.values].some((v) => foldedTerm(v) === wanted) && firstTerm(folded, entry.evidence) !== null,
   );
 }
 

@@ -70,12 +70,24 @@ export function containsFolded(haystack: string, needle: string): boolean {
  */
 export function hasTerm(folded: string, term: string): boolean {
   const stem = term.endsWith('*');
-  const body = foldText(stem ? term.slice(0, -1) : term);
+  const body = foldedTerm(stem ? term.slice(0, -1) : term);
   if (!body) return false;
   if (hasUnspacedScript(body)) return folded.replace(/ /g, '').includes(body.replace(/ /g, ''));
   const padded = ` ${folded} `;
   if (!stem) return padded.includes(` ${body} `);
   return padded.includes(` ${body}`);
+}
+
+// Vocabulary terms come from the policy file and the guard's lists: a few hundred, folded once.
+const foldedTerms = new Map<string, string>();
+/** foldText for vocabulary terms, remembered (bounded). */
+export function foldedTerm(term: string): string {
+  let folded = foldedTerms.get(term);
+  if (folded === undefined) {
+    folded = foldText(term);
+    if (foldedTerms.size < 10_000) foldedTerms.set(term, folded);
+  }
+  return folded;
 }
 
 /** The first term of `terms` found in folded text, or null. */
