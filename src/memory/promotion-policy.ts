@@ -1,17 +1,26 @@
 /**
  * The promotion policy: which candidate facts from a thread cross into the durable profile. Data
  * (config/promotion-policy.json, validated here) plus small pure functions. Every candidate gets a
- * decision naming the rule that decided it, accepted or not.
+ * decision naming the rule that decided it, accepted or not (DECISION_RULES, in order). Email may
+ * set only allow-listed keys; a key or value naming a protected concept (plan, refund, credit,
+ * price, VIP, approval...) is refused; the value must be supported by the evidence quote under the
+ * key's value rule (src/memory/value-evidence.ts). Operators and imports (src/app/profile-admin.ts)
+ * do not go through decidePromotions and may set any key.
  */
 import { z } from 'zod';
 import { parseDuration } from '../duration.ts';
 import { FACT_CATEGORIES, type FactCategory } from './types.ts';
 import { snakeCase } from './thread-state.ts';
+import { containsFolded, firstTerm, foldedTerm, foldText } from './text-fold.ts';
+import { checkValue, cleanValue, moneyIn, VALUE_RULES } from './value-evidence.ts';
 
 const durationOrNull = z.union([
   z.null(),
   z.string().refine((v) => parseDuration(v) !== null, { message: 'not a duration like 48h or 180d' }),
 ]);
+
+const snakeKey = z.string().regex(/^[a-z][a-z0-9_]*$/, 'keys are snake_case');
+const categoryEnum = z.enum(FACT_CATEGORIES as unknown as [FactCategory, ...FactCategory[]]);
 
 const categoryRuleSchema = z.object({
   allowed: z.boolean(),
@@ -21,7 +30,14 @@ const categoryRuleSchema = z.object({
   multiValued: z.boolean(),
 });
 
-const keyRuleSchema = categoryRuleSchema.partial().extend({ category: z.enum(FACT_CATEGORIES as unknown as [string, ...string[]]).optional() });
+/** One allow-listed key: its category, how its value is checked, the other spellings a model uses. */
+const keyRuleSchema = categoryRuleSchema.partial().extend({
+  category: categoryEnum,
+  value: z.enum(VALUE_RULES).default('contains'),
+  vocabulary: z.string().optional(),
+  aliases: z.array(snakeKey).default([]),
+  why: z.string().optional(),
+});
 
 const regexSource = z.string().refine(
   (source) => {
@@ -35,16 +51,75 @@ const regexSource = z.string().refine(
   { message: 'not a valid regular expression' },
 );
 
-export const policySchema = z.object({
-  version: z.string().min(1),
-  description: z.string().optional(),
-  protectedKeys: z.object({ why: z.string().optional(), keys: z.array(z.string()), patterns: z.array(regexSource) }),
-  emotionKeys: z.object({ why: z.string().optional(), patterns: z.array(regexSource) }),
-  categories: z.object(Object.fromEntries(FACT_CATEGORIES.map((c) => [c, categoryRuleSchema])) as Record<FactCategory, typeof categoryRuleSchema>),
-  keys: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'keys are snake_case'), keyRuleSchema),
+const conceptSchema = z.object({
+  concept: z.string().min(1),
+  keyTerms: z.array(z.string().min(1)),
+  valueTerms: z.array(z.string().min(1)),
+  valueExcept: z.array(z.string().min(1)).default([]),
 });
 
+const vocabularyEntrySchema = z.object({ values: z.array(z.string().min(1)).min(1), evidence: z.array(z.string().min(1)).min(1) });
+
+/**
+ * Every rule a promotion decision can name, in the order they are tried. The policy file must list
+ * the same order and explain each (and the trusted-path rules) under `rules`, so the file an
+ * operator reads is the truth.
+ */
+export const DECISION_RULES = [
+  'well-formed', 'cited-source', 'evidence-in-source', 'evidence-bounded', 'verified-sender', 'no-sentiment',
+  'protected-key', 'key-not-allowed', 'protected-value', 'value-format', 'value-in-evidence',
+  'category-allowed', 'explicit-required', 'min-confidence',
+  'refresh', 'trusted-value', 'supersede-weaker', 'supersede-older', 'supersede', 'profile-bound', 'accepted',
+] as const;
+export type DecisionRule = (typeof DECISION_RULES)[number];
+
+/** Rules recorded by the trusted paths (src/app/profile-admin.ts), documented in the same file. */
+export const TRUSTED_RULES = ['operator-set', 'trusted-import', 'operator-delete'] as const;
+
+export const policySchema = z
+  .object({
+    version: z.string().min(1),
+    description: z.string().optional(),
+    rules: z.object({ why: z.string().optional(), order: z.array(z.string()), meaning: z.record(z.string(), z.string().min(1)) }),
+    evidence: z.object({
+      why: z.string().optional(),
+      maxChars: z.number().int().min(20),
+      wholeMessageMinChars: z.number().int().min(0),
+      wholeMessageShare: z.number().min(0).max(1),
+    }),
+    valueRules: z.object({ summaryMinShare: z.number().min(0).max(1) }).catchall(z.union([z.string(), z.number()])),
+    keysWhy: z.string().optional(),
+    keys: z.record(snakeKey, keyRuleSchema),
+    protectedKeys: z.object({ why: z.string().optional(), keys: z.array(snakeKey) }),
+    protectedConcepts: z.object({ why: z.string().optional(), concepts: z.array(conceptSchema).min(1) }),
+    emotionKeys: z.object({ why: z.string().optional(), patterns: z.array(regexSource) }),
+    vocabularies: z.object({ why: z.string().optional(), lists: z.record(z.string(), z.record(z.string(), vocabularyEntrySchema)) }),
+    categories: z.object(Object.fromEntries(FACT_CATEGORIES.map((c) => [c, categoryRuleSchema])) as Record<FactCategory, typeof categoryRuleSchema>),
+  })
+  .superRefine((policy, ctx) => {
+    if (policy.rules.order.join(' ') !== DECISION_RULES.join(' ')) {
+      ctx.addIssue({ code: 'custom', path: ['rules', 'order'], message: `must be exactly: ${DECISION_RULES.join(', ')}` });
+    }
+    for (const rule of [...DECISION_RULES, ...TRUSTED_RULES]) {
+      if (!policy.rules.meaning[rule]) ctx.addIssue({ code: 'custom', path: ['rules', 'meaning', rule], message: 'every rule must be explained' });
+    }
+    const seen = new Map<string, string>();
+    for (const [key, rule] of Object.entries(policy.keys)) {
+      for (const name of [key, ...rule.aliases]) {
+        const concept = keyConcept(policy.protectedConcepts.concepts, name) ?? (policy.protectedKeys.keys.includes(name) ? 'protectedKeys' : null);
+        if (concept) ctx.addIssue({ code: 'custom', path: ['keys', key], message: `${name} names the protected concept "${concept}"` });
+        const owner = seen.get(name);
+        if (owner) ctx.addIssue({ code: 'custom', path: ['keys', key], message: `${name} is already used by ${owner}` });
+        seen.set(name, key);
+      }
+      if (rule.vocabulary && !Object.hasOwn(policy.vocabularies.lists, rule.vocabulary)) {
+        ctx.addIssue({ code: 'custom', path: ['keys', key, 'vocabulary'], message: `no vocabulary ${rule.vocabulary}` });
+      }
+    }
+  });
+
 export type PromotionPolicy = z.infer<typeof policySchema>;
+type Concept = z.infer<typeof conceptSchema>;
 
 export interface EffectiveRule {
   category: FactCategory;
@@ -55,9 +130,10 @@ export interface EffectiveRule {
   multiValued: boolean;
 }
 
+/** The effective rule of a key: its own settings over its category's (`category` is used for unlisted keys). */
 export function ruleFor(policy: PromotionPolicy, key: string, category: FactCategory): EffectiveRule {
   const keyRule = policy.keys[key];
-  const effectiveCategory = (keyRule?.category as FactCategory | undefined) ?? category;
+  const effectiveCategory = keyRule?.category ?? category;
   const base = policy.categories[effectiveCategory];
   const ttl = keyRule?.ttl !== undefined ? keyRule.ttl : base.ttl;
   return {
@@ -70,12 +146,65 @@ export function ruleFor(policy: PromotionPolicy, key: string, category: FactCate
   };
 }
 
+/** The allow-listed key a (snake_case) key or one of its aliases stands for, or null. */
+export function allowedKey(policy: PromotionPolicy, key: string): string | null {
+  if (Object.hasOwn(policy.keys, key)) return key;
+  return Object.entries(policy.keys).find(([, rule]) => rule.aliases.includes(key))?.[0] ?? null;
+}
+
+function termBody(term: string): { body: string; stem: boolean } {
+  return term.endsWith('*') ? { body: term.slice(0, -1), stem: true } : { body: term, stem: false };
+}
+
+/**
+ * The protected concept a snake_case key names, by its parts: a part equal to a term (or the
+ * term plus "s"), starting with a stem ("refund*"), or, for terms of 5+ letters, containing it
+ * ("subscriptionlevel"). Null if none.
+ */
+export function keyConcept(concepts: readonly Concept[], key: string): string | null {
+  const parts = key.split('_').filter(Boolean);
+  const joined = parts.join('');
+  for (const concept of concepts) {
+    for (const term of concept.keyTerms) {
+      const { body, stem } = termBody(term);
+      if (parts.some((p) => p === body || p === `${body}s` || (stem && p.startsWith(body)))) return concept.concept;
+      if (body.length >= 5 && joined.includes(body)) return concept.concept;
+    }
+  }
+  return null;
+}
+
+/** Whether email may never set this key: it is listed in `protectedKeys` or names a protected concept. */
 export function isProtectedKey(policy: PromotionPolicy, key: string): boolean {
-  return policy.protectedKeys.keys.includes(key) || policy.protectedKeys.patterns.some((p) => new RegExp(p, 'i').test(key));
+  return policy.protectedKeys.keys.includes(key) || keyConcept(policy.protectedConcepts.concepts, key) !== null;
+}
+
+/** What protected thing a value asserts ("refund (refund)", "money ($5000)"), or null. */
+export function valueConcept(policy: PromotionPolicy, value: string): string | null {
+  const money = moneyIn(value);
+  if (money) return `an amount of money or a percentage (${money})`;
+  const folded = foldText(value);
+  for (const concept of policy.protectedConcepts.concepts) {
+    let text = ` ${folded} `;
+    for (const except of concept.valueExcept) text = text.replaceAll(` ${foldedTerm(except)} `, ' ');
+    const term = firstTerm(text.trim(), concept.valueTerms);
+    if (term) return `${concept.concept} ("${term.replace(/\*$/, '')}")`;
+  }
+  return null;
 }
 
 function isEmotionKey(policy: PromotionPolicy, key: string): boolean {
   return policy.emotionKeys.patterns.some((p) => new RegExp(p, 'i').test(key));
+}
+
+function vocabularySupports(policy: PromotionPolicy, name: string | undefined, value: string, evidence: string): boolean {
+  const vocabulary = name ? policy.vocabularies.lists[name] : undefined;
+  if (!vocabulary) return false;
+  const wanted = foldText(value);
+  const folded = foldText(evidence);
+  return Object.entries(vocabulary).some(
+    ([canonical, entry]) => [canonical, ...entry.values].some((v) => foldedTerm(v) === wanted) && firstTerm(folded, entry.evidence) !== null,
+  );
 }
 
 export interface Candidate {
@@ -112,7 +241,7 @@ export type FactAction =
 export interface Decision {
   candidate: Candidate & { key: string; category: FactCategory };
   accepted: boolean;
-  rule: string;
+  rule: DecisionRule;
   reason: string;
   action: FactAction | null;
   sourceDate: Date | null;
@@ -127,11 +256,13 @@ export interface DecideInput {
   maxActiveFacts: number;
 }
 
-const normalise = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
+/** Quote length after collapsing whitespace: what the `evidence` limits count. */
+const quoteLength = (text: string): number => text.replace(/\s+/g, ' ').trim().length;
 
 /**
  * Decides every candidate. Candidates are considered in the order their source messages were
- * written, so a customer who changes their mind in one thread ends with the newer value.
+ * written, so a customer who changes their mind in one thread ends with the newer value. Each
+ * candidate is decided by the first rule of DECISION_RULES that applies to it.
  */
 export function decidePromotions(input: DecideInput): Decision[] {
   const { policy } = input;
@@ -142,36 +273,69 @@ export function decidePromotions(input: DecideInput): Decision[] {
   const decisions: Decision[] = [];
 
   for (const raw of ordered) {
-    const key = snakeCase(raw.key);
+    // camelCase keys ("vipStatus") are split before folding, so their parts are seen.
+    const folded = snakeCase(raw.key.replace(/(\p{Ll})(\p{Lu})/gu, '$1_$2'));
+    const key = allowedKey(policy, folded) ?? folded;
     const category = (FACT_CATEGORIES as readonly string[]).includes(raw.category) ? (raw.category as FactCategory) : 'other';
-    const candidate = { ...raw, key, category, value: raw.value.replace(/\s+/g, ' ').trim(), confidence: clamp(raw.confidence) };
+    const candidate = { ...raw, key, category, value: cleanValue(raw.value), confidence: clamp(raw.confidence) };
     const source = input.messages.get(raw.sourceMessageId) ?? null;
-    const decide = (accepted: boolean, rule: string, reason: string, action: FactAction | null = null) => {
+    const decide = (accepted: boolean, rule: DecisionRule, reason: string, action: FactAction | null = null) => {
       decisions.push({ candidate, accepted, rule, reason, action, sourceDate: source?.date ?? null });
     };
 
     if (!key || !candidate.value || candidate.value.length > 200) {
-      decide(false, 'well-formed', 'key must be snake_case and value 1-200 characters');
+      decide(false, 'well-formed', 'key must fold to snake_case ASCII and value be 1-200 characters');
       continue;
     }
     if (!source) {
       decide(false, 'cited-source', `cites ${raw.sourceMessageId || '(nothing)'}, which is not a customer message of this thread`);
       continue;
     }
-    if (!raw.evidence.trim() || !normalise(source.text).includes(normalise(raw.evidence))) {
+    const evidence = foldText(raw.evidence);
+    if (!evidence || !containsFolded(foldText(source.text), evidence)) {
       decide(false, 'evidence-in-source', 'the evidence does not occur in the cited message (the model cannot invent facts)');
+      continue;
+    }
+    const evidenceLength = quoteLength(raw.evidence);
+    const messageLength = quoteLength(source.text);
+    if (evidenceLength > policy.evidence.maxChars) {
+      decide(false, 'evidence-bounded', `the evidence is ${evidenceLength} characters; a quote is at most ${policy.evidence.maxChars}`);
+      continue;
+    }
+    if (messageLength > policy.evidence.wholeMessageMinChars && evidenceLength >= policy.evidence.wholeMessageShare * messageLength) {
+      decide(false, 'evidence-bounded', 'the evidence is (nearly) the whole message, not a quote of the fact');
       continue;
     }
     if (source.unverified) {
       decide(false, 'verified-sender', 'the cited message failed DMARC; an unverified sender promotes nothing');
       continue;
     }
-    if (category === 'sentiment' || isEmotionKey(policy, key)) {
+    if (category === 'sentiment' || isEmotionKey(policy, folded) || isEmotionKey(policy, key)) {
       decide(false, 'no-sentiment', 'sentiment and emotion are never promoted; they stay with the thread');
       continue;
     }
-    if (isProtectedKey(policy, key)) {
-      decide(false, 'protected-key', `${key} is protected: only an operator (facts set) or an import may set it, never an email`);
+    if (isProtectedKey(policy, folded) || isProtectedKey(policy, key)) {
+      const concept = keyConcept(policy.protectedConcepts.concepts, folded);
+      decide(false, 'protected-key', `${folded} is protected${concept ? ` (${concept})` : ''}: only an operator (facts set) or an import may set it, never an email`);
+      continue;
+    }
+    const keyRule = policy.keys[key];
+    if (!keyRule) {
+      decide(false, 'key-not-allowed', `${folded} is not on the policy's allow-list of keys email may set`);
+      continue;
+    }
+    const asserted = valueConcept(policy, candidate.value);
+    if (asserted) {
+      decide(false, 'protected-value', `the value asserts ${asserted}; only an operator or an import may record that`);
+      continue;
+    }
+    const check = checkValue(keyRule.value, candidate.value, raw.evidence, policy.valueRules.summaryMinShare);
+    if (!check.ok && check.failure === 'format') {
+      decide(false, 'value-format', `${key}: ${check.reason}`);
+      continue;
+    }
+    if (!check.ok && !vocabularySupports(policy, keyRule.vocabulary, candidate.value, raw.evidence)) {
+      decide(false, 'value-in-evidence', `${key} (${keyRule.value} rule): ${check.reason}`);
       continue;
     }
     const rule = ruleFor(policy, key, category);
@@ -190,7 +354,7 @@ export function decidePromotions(input: DecideInput): Decision[] {
     }
     const expiresAt = rule.ttlMs === null ? null : new Date(source.date.getTime() + rule.ttlMs);
     const sameKey = active.filter((f) => f.key === key);
-    const sameValue = sameKey.find((f) => normalise(f.value) === normalise(candidate.value));
+    const sameValue = sameKey.find((f) => foldText(f.value) === foldText(candidate.value));
     if (sameValue) {
       decide(true, 'refresh', 'already known; its lifetime is renewed', { kind: 'refresh', factId: sameValue.id, expiresAt });
       continue;
