@@ -13,6 +13,7 @@ import { agentMessageId } from '../mail/message-id.ts';
 import { assembleTurnContext, type ContextLimits } from '../memory/context.ts';
 import { withheldReason } from '../memory/disclosure.ts';
 import { loopScopes, loopStop, markStopped, observeInbound, observeReply, type LoopLimits, type LoopState } from '../memory/loop-guard.ts';
+import { reviewReply } from '../memory/reply-guard.ts';
 import { applyTurnUpdate } from '../memory/thread-state.ts';
 import type { Db } from '../store/database.ts';
 import { loadLoopStates } from '../store/loop-states.ts';
@@ -120,11 +121,15 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
 
   // A turn whose context was withheld never rewrites the thread's notes.
   const nextState = answer.ok && !withheld ? applyTurnUpdate(thread.state, answer.value, settings.limits.summaryTokenCap) : thread.state;
-  const needsHuman = answer.ok ? answer.value.reply.needsHuman : true;
   const body = answer.ok
     ? answer.value.reply.body
     : `[The agent could not draft this reply: the model's answer was invalid twice (${answer.error}). Please answer this customer yourself.]`;
-  const flags: DraftFlag[] = [];
+  // The model's own needsHuman is advice; the outbound guard decides whether a person must look.
+  const review = answer.ok ? reviewReply({ body, context: prompt.user, now }) : null;
+  const flags: DraftFlag[] = review ? review.findings.map(({ rule, excerpt, reason }) => ({ rule, excerpt, reason })) : [];
+  if (answer.ok && answer.value.reply.needsHuman) flags.unshift({ rule: 'model-asked', excerpt: '', reason: 'the model asked for a person to handle this' });
+  if (!answer.ok) flags.push({ rule: 'invalid-answer', excerpt: '', reason: answer.error.slice(0, 300) });
+  const needsHuman = !answer.ok || answer.value.reply.needsHuman || (review?.needsHuman ?? false);
   const queuedToSend = settings.replyMode === 'send' && !needsHuman;
   const draftId = await storeDraft(deps, {
     turnId,
@@ -144,7 +149,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     now,
   });
 
-  deps.logger.info('turn drafted', { threadId, turnId, draftId, needsHuman, promptTokens: prompt.promptTokens, trimmed: prompt.trimmed });
+  deps.logger.info('turn drafted', { threadId, turnId, draftId, needsHuman, flags: flags.map((f) => f.rule), promptTokens: prompt.promptTokens, trimmed: prompt.trimmed });
   return {
     kind: 'drafted',
     turnId,

@@ -307,7 +307,7 @@ export function decidePromotions(input: DecideInput): Decision[] {
       continue;
     }
     if (source.unverified) {
-      decide(false, 'verified-sender', 'the cited message failed DMARC; an unverified sender promotes nothing');
+      decide(false, 'verified-sender', 'the cited message is not verified as the customer’s (it failed DMARC, or its Reply-To points elsewhere without a DMARC pass); it promotes nothing');
       continue;
     }
     if (category === 'sentiment' || isEmotionKey(policy, folded) || isEmotionKey(policy, key)) {

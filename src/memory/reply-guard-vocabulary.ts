@@ -85,10 +85,11 @@ export const PLAN: PromiseVocabulary = {
     umgestellt | hochgestuft | herabgestuft | gekundigt | storniert | aktiviert | verlangert | upgegradet | stellen wir |
     resilie | resiliee | annule | annulee | mis a niveau | prolonge | prolongee |
     cancelado | cancelada | activado | activada | cambiado | cambiada | renovado | renovada | mejorado | ampliado |
+    actualizado | actualizada | hemos actualizado | hemos pasado | migrado | migrada |
     opgezegd | geannuleerd | geactiveerd | gewijzigd | geupgraded | verlengd | omgezet |
-    annullato | annullata | disdetto | attivato | attivata | rinnovato | rinnovata |
-    ativado | ativada | alterado | alterada | renovada`),
-  cjkTopics: words('プラン | 契約 | サブスク | 会員 | 套餐 | 会员 | 订阅 | 升级 | 降级'),
+    annullato | annullata | disdetto | attivato | attivata | rinnovato | rinnovata | aggiornato | aggiornata | abbiamo aggiornato |
+    ativado | ativada | alterado | alterada | renovada | atualizamos | atualizado | atualizada | migramos | migrado | migrada`),
+  cjkTopics: words('プラン | 契約 | サブスク | 会員 | アップグレード | ダウングレード | 套餐 | 会员 | 订阅 | 升级 | 降级'),
   cjkAfter: words('を変更しました | 変更いたしました | 変更しました | 解約いたしました | 解約しました | いたしました | しました | 完了 | 已升级 | 已取消 | 已变更 | 已开通 | 成功'),
   cjkBefore: words('已 | 已经 | 为您 | 给您 | 帮您 | 将'),
 };

@@ -62,6 +62,10 @@ describe('promises are flagged', () => {
     ['es', 'Le reembolsaremos el importe completo.', 'promise-money'],
     ['es', 'Recibirá un descuento en su próxima factura.', 'promise-money'],
     ['es', 'Su suscripción ha sido cancelada.', 'promise-plan-change'],
+    ['es', 'Hemos actualizado su cuenta al plan Enterprise sin coste.', 'promise-plan-change'],
+    ['it', 'Abbiamo aggiornato il tuo piano a Enterprise.', 'promise-plan-change'],
+    ['pt', 'Atualizamos o seu plano para Enterprise.', 'promise-plan-change'],
+    ['ja', 'ご契約プランをエンタープライズにアップグレードしました。', 'promise-plan-change'],
     ['es', 'Su cuenta ha sido eliminada.', 'promise-account-change'],
     ['es', 'Garantizamos que no volverá a ocurrir.', 'legal-statement'],
     // Dutch
