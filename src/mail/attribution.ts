@@ -152,10 +152,10 @@ function evidence(text: string): Evidence {
 
 /**
  * The strength of one (possibly re-joined) attribution line. Strong: a colon (or Lotus/Zoho
- * dashes) at the end and a "wrote" verb with a bracketed address, or a date and a time, or an
- * opening "On/Am/Le…" and an address; or no verb but an address closing the line after a date and
- * a time (Gmail in Japanese, Russian, Hebrew; Yandex; Mail.ru; "2025-03-04 10:15 GMT+02:00 Name
- * <a@b>:"). Weak: a verb before the colon, or a bracketed address, without that support.
+ * dashes) at the end and a "wrote" verb with a bracketed address, or an opening "On/Am/Le…" and an
+ * address; or no verb but an address closing the line after a date and a time (Gmail in Japanese,
+ * Russian, Hebrew; Yandex; Mail.ru; "2025-03-04 10:15 GMT+02:00 Name <a@b>:"). Weak: a verb before
+ * the colon, or an address closing it, without that support.
  */
 export function attributionStrength(line: string): AttributionStrength {
   if (line.length < 6 || line.length > MAX_ATTRIBUTION_LINE) return null;
@@ -168,12 +168,43 @@ export function attributionStrength(line: string): AttributionStrength {
     return e.verb && endsWithVerb(text) && (e.bracketed || (e.date && e.time)) ? 'strong' : null;
   }
   if (e.verb) {
-    if (e.bracketed || (e.date && e.time) || (e.lead && e.address)) return 'strong';
+    // A date and a time without an address needs a sender's name next to the verb, as clients
+    // write it ("On 04/03/2025 09:58, Pinegrove Support wrote:", "Am 04.03.25 um 10:15 schrieb
+    // Ferngrund:"); a customer's "On 4 March 2025 at 10:15 your driver wrote:" is weak.
+    if (e.bracketed || (e.lead && e.address)) return 'strong';
+    if (e.date && e.time && namesSender(text)) return 'strong';
     return 'weak';
   }
   if (e.addressAtEnd) return e.date && e.time ? 'strong' : 'weak';
   if (e.bracketed && e.date && e.time) return 'weak'; // mutt: "* Name <a@b> [2025-03-04 10:15 +0000]:"
   return null;
+}
+
+const TIME_GLOBAL = new RegExp(TIME.source, 'gi');
+const TIME_SUFFIX = /^(?:\s|,|[ap]\.?m\.?|uhr|h|(?:gmt|utc)?[+-]\d{1,2}(?::?\d{2})?|gmt|utc)+/i;
+const NAME = /^["“„«']?[\p{Lu}\p{Lo}][\p{L}\p{M}\p{N}.'’&-]*(?:\s+[\p{L}\p{M}\p{N}.'’&()-]+){0,5}["”»']?$/u;
+
+/**
+ * True when the words next to the verb name a sender: between the time and the verb ("…10:15,
+ * Acme Support wrote"), after the last comma there, or else after the verb ("schrieb Acme").
+ */
+function namesSender(text: string): boolean {
+  const lower = text.toLowerCase();
+  const verb = findVerb(lower);
+  if (!verb) return false;
+  let timeEnd = -1;
+  for (const match of text.matchAll(TIME_GLOBAL)) {
+    if (match.index >= verb.index) break;
+    timeEnd = match.index + match[0].length;
+  }
+  let before = timeEnd >= 0 ? text.slice(timeEnd, verb.index) : '';
+  before = before.replace(TIME_SUFFIX, '');
+  const comma = before.lastIndexOf(',');
+  if (comma >= 0) before = before.slice(comma + 1);
+  before = before.trim();
+  if (before !== '') return NAME.test(before) && before !== 'I';
+  const after = text.slice(verb.end).trim();
+  return after !== '' && NAME.test(after);
 }
 
 function endsWithVerb(text: string): boolean {
@@ -273,8 +304,9 @@ export function splitSameLineAttribution(line: string): { before: string } | nul
 }
 
 // The customer's text before a same-line attribution: no digits (dates have them) and either two
-// or more words or a "!"/"?" ending ("tir." alone is a weekday, "Det passer fint." a sentence).
+// or more words, a "!"/"?" ending or a long word ("tir." alone is a weekday; "Det passer fint." and
+// "알겠습니다." are sentences).
 function isSentenceBefore(prefix: string): boolean {
   if (/\d/.test(prefix)) return false;
-  return /[!?。！？]$/.test(prefix) || prefix.split(/\s+/).length >= 2;
+  return /[!?。！？]$/.test(prefix) || prefix.split(/\s+/).length >= 2 || /\p{L}{5,}\.$/u.test(prefix);
 }

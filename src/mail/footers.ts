@@ -132,7 +132,9 @@ const LIST_NOTICES = [
   /^u ontvangt dit bericht omdat u (?:bent )?geabonneerd/i,
   /^groups\.io links:/i,
 ];
-const MAILMAN_LIST_LINE = /(?:mailing ?list|mailingliste|liste de diffusion|lista de correo|lista di distribuzione)$/i;
+// "<list> mailing list" (Mailman 2) or "<list> mailing list -- <list>@<host>" (Mailman 3).
+const MAILMAN_LIST_LINE =
+  /(?:mailing ?list|mailingliste|liste de diffusion|lista de correo|lista di distribuzione)(?: -- \S{1,200})?$/i;
 
 /**
  * True when a mailing-list footer starts at line `i`: a Mailman underscore line followed by

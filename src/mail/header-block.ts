@@ -14,7 +14,7 @@ const FIELD_NAMES: Record<HeaderFieldKind, string[]> = {
     'från', 'avsändare', 'fra', 'avsender', 'afsender', 'lähettäjä', 'od', 'nadawca', 'odesílatel', 'odosielateľ',
     'feladó', 'kimden', 'gönderen', 'από', 'αποστολέας', 'от', 'отправитель', 'від', 'відправник', 'từ',
     'người gửi', 'dari', 'pengirim', 'מאת', 'שולח', 'من', 'المرسل', 'प्रेषक', 'जिससे', 'จาก', 'ผู้ส่ง', '发件人',
-    '寄件者', '寄件人', '差出人', '보낸 사람', 'nuo', 'saatja', 'od koga', 'од',
+    '寄件者', '寄件人', '差出人', '보낸 사람', '보낸사람', 'от кого', 'nuo', 'saatja', 'od koga', 'од',
   ],
   date: [
     'sent', 'date', 'gesendet', 'datum', 'envoyé', 'envoyé le', 'enviado', 'enviado el', 'enviado em', 'enviada',
@@ -22,7 +22,7 @@ const FIELD_NAMES: Record<HeaderFieldKind, string[]> = {
     'wysłane', 'data wysłania', 'odesláno', 'odoslané', 'elküldve', 'dátum', 'küldve', 'trimis', 'gönderildi',
     'gönderilme tarihi', 'tarih', 'στάλθηκε', 'ημερομηνία', 'отправлено', 'дата', 'надіслано', 'đã gửi', 'ngày',
     'ngày gửi', 'dikirim', 'tanggal', 'נשלח', 'תאריך', 'تم الإرسال', 'التاريخ', 'भेजा गया', 'दिनांक', 'ส่ง',
-    'วันที่', 'วันที่ส่ง', '发送时间', '时间', '日期', '寄件日期', '傳送時間', '送信日時', '日付', '보낸 날짜', '날짜',
+    'วันที่', 'วันที่ส่ง', '发送时间', '时间', '日期', '寄件日期', '傳送時間', '发送日期', '送信日時', '日付', '보낸 날짜', '날짜',
     'išsiųsta', 'nosūtīts', 'saadetud', 'poslano', 'изпратено',
   ],
   to: [
@@ -30,7 +30,7 @@ const FIELD_NAMES: Record<HeaderFieldKind, string[]> = {
     'répondre à', 'destinataire', 'para', 'responder a', 'aan', 'beantwoorden - aan', 'till', 'kopia', 'til',
     'kopi', 'vastaanottaja', 'kopio', 'do', 'dw', 'komu', 'kópia', 'címzett', 'másolat', 'másolatot kap', 'către',
     'kime', 'bilgi', 'προς', 'κοιν', 'кому', 'копия', 'копія', 'đến', 'kepada', 'tembusan', 'אל', 'עותק',
-    'إلى', 'نسخة', 'प्रति', 'ถึง', 'สำเนา', '收件人', '抄送', '收件者', '副本', '宛先', '받는 사람', '참조',
+    'إلى', 'نسخة', 'प्रति', 'ถึง', 'สำเนา', '收件人', '抄送', '收件者', '副本', '宛先', '받는 사람', '받는사람', '참조',
     'kam', 'адресат',
   ],
   subject: [
@@ -91,7 +91,7 @@ export interface HeaderBlock {
 
 /**
  * A quoted header block starting at line `start`: consecutive field lines (a wrapped To/Cc list
- * may add up to two continuation lines) with a From field, at least three different kinds of
+ * may add up to two continuation lines, single blank lines between fields are allowed) with a From field, at least three different kinds of
  * field, and a Subject or an e-mail address. The last two conditions keep a customer's
  * "From: Berlin / To: Paris / Date: 4 May" itinerary out.
  */
@@ -106,7 +106,11 @@ export function headerBlockAt(lines: readonly string[], start: number): HeaderBl
   const stop = Math.min(lines.length, start + HEADER_BLOCK_WINDOW);
   for (let j = start + 1; j < stop; j++) {
     const line = lines[j] ?? '';
-    if (line.trim() === '') break;
+    if (line.trim() === '') {
+      // Outlook's HTML, rendered as text, can put a blank line between the fields.
+      if (headerField(lines[j + 1] ?? '') === null) break;
+      continue;
+    }
     const field = headerField(line);
     if (!field) {
       if (++continuation > MAX_CONTINUATION_LINES) break;
@@ -136,7 +140,7 @@ export type SeparatorKind = 'original' | 'forward' | 'forward-end';
 // Names between the dashes of "-----Original Message-----"-style lines, lower-case.
 const SEPARATOR_NAMES: Record<SeparatorKind, string[]> = {
   original: [
-    'original message', 'reply message', 'ursprüngliche nachricht', 'originalnachricht', 'ursprüngliche mail',
+    'original', 'original message', 'original-nachricht', 'reply message', 'ursprüngliche nachricht', 'originalnachricht', 'ursprüngliche mail',
     "message d'origine", 'message d’origine', 'mail original', 'message original', 'mensaje original',
     'messaggio originale', 'mensagem original', 'oorspronkelijk bericht', 'origineel bericht',
     'ursprungligt meddelande', 'originalmeddelande', 'opprinnelig melding', 'oprindelig meddelelse',
@@ -144,7 +148,7 @@ const SEPARATOR_NAMES: Record<SeparatorKind, string[]> = {
     'původní zpráva', 'původní e-mail', 'pôvodná správa', 'pôvodný e-mail', 'eredeti üzenet', 'mesaj original',
     'orijinal ileti', 'özgün ileti', 'orijinal mesaj', 'αρχικό μήνυμα', 'исходное сообщение',
     'оригинальное сообщение', 'оригінальне повідомлення', 'вихідне повідомлення', '原始邮件', '原始郵件',
-    '元のメッセージ', '원본 메시지', 'thư gốc', 'pesan asli', 'הודעה מקורית', 'الرسالة الأصلية', 'मूल संदेश',
+    '元のメッセージ', '원본 메시지', '원본 메일', 'thư gốc', 'pesan asli', 'הודעה מקורית', 'الرسالة الأصلية', 'मूल संदेश',
     'ข้อความต้นฉบับ',
   ],
   forward: [
@@ -154,7 +158,7 @@ const SEPARATOR_NAMES: Record<SeparatorKind, string[]> = {
     'välitetty viesti', 'przekazana wiadomość', 'wiadomość przekazana', 'přeposlaná zpráva',
     'preposlaná správa', 'továbbított üzenet', 'mesaj redirecționat', 'iletilen ileti',
     'προωθημένο μήνυμα', 'пересылаемое сообщение', 'пересланное сообщение', 'переслане повідомлення',
-    '转发的邮件', '轉寄的郵件', '転送されたメッセージ', '전달된 메시지', 'thư đã chuyển tiếp', 'pesan terusan',
+    '转发的邮件', '转发邮件信息', '轉寄的郵件', '転送されたメッセージ', '전달된 메시지', 'thư đã chuyển tiếp', 'pesan terusan',
     'הודעה שהועברה', 'رسالة معاد توجيهها', 'अग्रेषित संदेश',
   ],
   'forward-end': ['конец пересылаемого сообщения', 'end forwarded message', 'ende der weitergeleiteten nachricht'],

@@ -361,8 +361,15 @@ function analyzePlain(raw: string): PlainAnalysis {
       continue;
     }
     // Unquoted history below (Outlook, Yahoo) only counts for a strong attribution: a weak one
-    // ("Your colleague wrote:") followed by the customer's own text is the customer's text.
-    if (attribution.strength === 'strong' || (next < count && headerBlockAt(lines, next))) {
+    // ("Your colleague wrote:") followed by the customer's own text is the customer's text. A weak
+    // one with nothing after it (its quote was an HTML blockquote, already removed) or with a
+    // header block or signature after it is a client's.
+    if (
+      attribution.strength === 'strong' ||
+      next >= count ||
+      SIG_DELIMITER.test(line(next)) ||
+      headerBlockAt(lines, next)
+    ) {
       cut = i;
       break;
     }

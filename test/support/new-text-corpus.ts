@@ -1,7 +1,8 @@
 // Reads the new-text corpus (fixtures/emails/new-text/<language>.txt): many small reply bodies,
 // each with the new text a person would say the customer wrote.
 //
-// File format (one file per language; the file name is the language tag):
+// File format (<language>.txt for the first batch, <language>.b2.txt for the second; the file name
+// starts with the language tag):
 //   lines before the first case are comments
 //   @@ case <id> | <client layout> | <pattern>
 //   <the text/plain part, verbatim; may be empty>
@@ -17,6 +18,8 @@ import path from 'node:path';
 export interface NewTextCase {
   id: string;
   language: string;
+  /** "1" for <language>.txt, "2" for <language>.b2.txt (written after the code, as a holdout). */
+  batch: string;
   client: string;
   pattern: string;
   text: string | null;
@@ -40,7 +43,7 @@ export function normaliseNewText(text: string): string {
     .replace(/\n+$/, '');
 }
 
-function parseFile(file: string, language: string): NewTextCase[] {
+function parseFile(file: string, language: string, batch: string): NewTextCase[] {
   const lines = readFileSync(file, 'utf8').replace(/\r\n/g, '\n').split('\n');
   const cases: NewTextCase[] = [];
   let current: { id: string; client: string; pattern: string; sections: Record<string, string[]>; at: string } | null =
@@ -54,6 +57,7 @@ function parseFile(file: string, language: string): NewTextCase[] {
     cases.push({
       id: current.id,
       language,
+      batch,
       client: current.client,
       pattern: current.pattern,
       text: text.trim() === '' ? null : text,
@@ -87,7 +91,10 @@ export function loadNewTextCorpus(dir: string): NewTextCase[] {
   const files = readdirSync(dir)
     .filter((name) => name.endsWith('.txt'))
     .sort();
-  const cases = files.flatMap((name) => parseFile(path.join(dir, name), name.replace(/\.txt$/, '')));
+  const cases = files.flatMap((name) => {
+    const [language = name, second] = name.replace(/\.txt$/, '').split('.');
+    return parseFile(path.join(dir, name), language, second === 'b2' ? '2' : '1');
+  });
   const seen = new Set<string>();
   for (const c of cases) {
     if (seen.has(c.id)) throw new Error(`duplicate case id ${c.id}`);

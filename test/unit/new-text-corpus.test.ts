@@ -37,6 +37,7 @@ describe('new-text corpus', () => {
     const byLanguage = ratesBy(results, (c: NewTextCase) => c.language);
     const byClient = ratesBy(results, (c) => c.client);
     const byPattern = ratesBy(results, (c) => c.pattern);
+    const byBatch = ratesBy(results, (c) => `batch ${c.batch}`);
     const misses = results
       .filter((r) => !r.exact)
       .map((r) => `  ${r.case.id}\n    expected: ${JSON.stringify(r.case.expected)}\n    actual:   ${JSON.stringify(r.actual)}`);
@@ -45,6 +46,7 @@ describe('new-text corpus', () => {
         formatRates('language', byLanguage),
         formatRates('client', byClient),
         formatRates('pattern', byPattern),
+        formatRates('batch', byBatch),
         misses.length > 0 ? `misses:\n${misses.join('\n')}` : 'misses: none',
       ].join('\n\n'),
     );
