@@ -117,16 +117,22 @@ function core(line: string): { text: string; colon: boolean; dashed: boolean } {
   return { text, colon, dashed };
 }
 
+// One alternation of all verbs, longest first, so a line is scanned once rather than per verb.
+const VERB_RE = new RegExp(
+  VERBS.map(({ verb }) => verb.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'),
+  'g',
+);
+const BOUNDED_VERB = new Map(VERBS.map(({ verb, bounded }) => [verb, bounded]));
+
 function findVerb(lower: string): { index: number; end: number } | null {
-  for (const { verb, bounded } of VERBS) {
-    let from = 0;
-    for (let guard = 0; guard < 4; guard++) {
-      const index = lower.indexOf(verb, from);
-      if (index < 0) break;
-      const end = index + verb.length;
-      if (!bounded || (!isWordChar(lower[index - 1]) && !isWordChar(lower[end]))) return { index, end };
-      from = index + 1;
-    }
+  VERB_RE.lastIndex = 0;
+  for (let guard = 0; guard < 8; guard++) {
+    const match = VERB_RE.exec(lower);
+    if (!match) return null;
+    const index = match.index;
+    const end = index + match[0].length;
+    if (!BOUNDED_VERB.get(match[0]) || (!isWordChar(lower[index - 1]) && !isWordChar(lower[end]))) return { index, end };
+    VERB_RE.lastIndex = index + 1;
   }
   return null;
 }
@@ -232,14 +238,16 @@ export function attributionAt(lines: readonly string[], i: number): Attribution 
   if (single) return { lines: 1, strength: single };
   const yahoo = inlineBodyAttribution(first);
   if (yahoo) return { lines: 1, strength: 'strong' };
-  if (first.length > MAX_WRAPPED_PART || /[.!?。！？]$/.test(first) || !looksLikeAttributionStart(first)) return null;
+  // A wrapped attribution's first line never ends a sentence, nor with the colon of a whole one.
+  if (first.length > MAX_WRAPPED_PART || /[.!?。！？:：]$/.test(first) || !looksLikeAttributionStart(first)) return null;
 
   let joined = first;
   for (let extra = 1; extra <= 2; extra++) {
     const next = (lines[i + extra] ?? '').trim();
     if (next === '' || next.length > MAX_WRAPPED_PART || next.startsWith('>')) return null;
-    if (completeOnItsOwn(next)) return null;
+    if (/[:：]$/.test(next) && completeOnItsOwn(next)) return null;
     joined = joined.endsWith('<') || next.startsWith('>') ? `${joined}${next}` : `${joined} ${next}`;
+    if (!/[:：]$|-{2,}$/.test(next)) continue; // the attribution is not complete yet
     const strength = attributionStrength(joined);
     if (strength) return { lines: extra + 1, strength };
   }

@@ -387,13 +387,13 @@ function analyzePlain(raw: string): PlainAnalysis {
 
   // 3. Mobile footers: removed only when nothing kept follows them (trailing, or right before a
   //    removed quote). Bottom-up so that stacked footers all go.
+  //    The first kept line from the bottom that is not a footer ends the search.
   for (let i = end - 1; i >= 0; i--) {
     if (!keep[i]) continue;
     const trimmed = line(i).trim();
-    if (trimmed === '' || trimmed.length > MAX_FOOTER_LINE) continue;
-    if (!isMobileFooter(trimmed)) continue;
-    const next = nextKept(keep, lines, i + 1, end);
-    if (next >= end) keep[i] = false;
+    if (trimmed === '') continue;
+    if (trimmed.length > MAX_FOOTER_LINE || !isMobileFooter(trimmed)) break;
+    keep[i] = false;
   }
 
   // 4. A one-line dash signature ("-Raj", "— Eleanor Whitfield") closing the new text.
@@ -416,12 +416,6 @@ function analyzePlain(raw: string): PlainAnalysis {
 function nextNonBlank(lines: readonly string[], from: number): number {
   let i = from;
   while (i < lines.length && (lines[i] ?? '').trim() === '') i++;
-  return i;
-}
-
-function nextKept(keep: readonly boolean[], lines: readonly string[], from: number, end: number): number {
-  let i = from;
-  while (i < end && (!keep[i] || (lines[i] ?? '').trim() === '')) i++;
   return i;
 }
 
