@@ -127,11 +127,11 @@ export function headerBlockAt(lines: readonly string[], start: number): HeaderBl
 
 // Subject prefixes that mark a forward, as the clients write them.
 const FORWARD_SUBJECT =
-  /^(?:fwd?|wg|tr|trs|rv|reenv|i|inoltro|enc|encaminhar|doorst|vb|vs|vl|vid|pd|přeposlat|tov|i̇lt|ilt|πρθ|пересл|переслать|转发|轉寄|転送|전달|chuyển tiếp)\s*[:：]/i;
+  /^(?:fwd?|wg|tr|trs|rv|reenv|i|inoltro|enc|encaminhar|doorst|vb|vs|vl|vid|pd|přeposlat|tov|ilt|πρθ|пересл|переслать|转发|轉寄|転送|전달|chuyển tiếp)\s*[:：]/i;
 
 /** True when a quoted Subject value marks a forward ("Fwd:", "WG:", "TR :", "转发:" …). */
 export function isForwardSubject(subject: string): boolean {
-  return FORWARD_SUBJECT.test(subject.trim());
+  return FORWARD_SUBJECT.test(subject.trim().toLowerCase().replace(/\u0307/g, ''));
 }
 
 /** What a separator line introduces. */
