@@ -126,8 +126,11 @@ export function headerBlockAt(lines: readonly string[], start: number): HeaderBl
 }
 
 // Subject prefixes that mark a forward, as the clients write them.
-const FORWARD_SUBJECT =
-  /^(?:fwd?|wg|tr|trs|rv|reenv|i|inoltro|enc|encaminhar|doorst|vb|vs|vl|vid|pd|přeposlat|tov|ilt|πρθ|пересл|переслать|转发|轉寄|転送|전달|chuyển tiếp)\s*[:：]/i;
+const FORWARD_PREFIXES = [
+  'fwd', 'fw', 'wg', 'tr', 'trs', 'rv', 'reenv', 'i', 'inoltro', 'enc', 'encaminhar', 'doorst', 'vb', 'vs', 'vl', 'vid',
+  'pd', 'přeposlat', 'tov', 'ilt', 'πρθ', 'пересл', 'переслать', '转发', '轉寄', '転送', '전달', 'chuyển tiếp',
+];
+const FORWARD_SUBJECT = new RegExp(`^(?:${FORWARD_PREFIXES.join('|')})\\s*[:：]`);
 
 /** True when a quoted Subject value marks a forward ("Fwd:", "WG:", "TR :", "转发:" …). */
 export function isForwardSubject(subject: string): boolean {
@@ -140,7 +143,8 @@ export type SeparatorKind = 'original' | 'forward' | 'forward-end';
 // Names between the dashes of "-----Original Message-----"-style lines, lower-case.
 const SEPARATOR_NAMES: Record<SeparatorKind, string[]> = {
   original: [
-    'original', 'original message', 'original-nachricht', 'reply message', 'ursprüngliche nachricht', 'originalnachricht', 'ursprüngliche mail',
+    'original', 'original message', 'original-nachricht', 'reply message', 'ursprüngliche nachricht',
+    'originalnachricht', 'ursprüngliche mail',
     "message d'origine", 'message d’origine', 'mail original', 'message original', 'mensaje original',
     'messaggio originale', 'mensagem original', 'oorspronkelijk bericht', 'origineel bericht',
     'ursprungligt meddelande', 'originalmeddelande', 'opprinnelig melding', 'oprindelig meddelelse',

@@ -131,8 +131,10 @@ export function formatRates(title: string, rows: RateRow[]): string {
   const width = Math.max(title.length, ...rows.map((r) => r.key.length));
   const pct = (x: number): string => `${(x * 100).toFixed(1)}%`.padStart(6);
   const total = rows.reduce((acc, r) => ({ cases: acc.cases + r.cases, exact: acc.exact + r.exact }), { cases: 0, exact: 0 });
+  const row = (key: string, cases: number, exact: number): string =>
+    `${key.padEnd(width)}  ${String(cases).padStart(5)}  ${String(exact).padStart(5)} ${pct(exact / Math.max(1, cases))}`;
   const out = [`${title.padEnd(width)}  cases  exact   rate`];
-  for (const r of rows) out.push(`${r.key.padEnd(width)}  ${String(r.cases).padStart(5)}  ${String(r.exact).padStart(5)} ${pct(r.rate)}`);
-  out.push(`${'total'.padEnd(width)}  ${String(total.cases).padStart(5)}  ${String(total.exact).padStart(5)} ${pct(total.exact / Math.max(1, total.cases))}`);
+  for (const r of rows) out.push(row(r.key, r.cases, r.exact));
+  out.push(row('total', total.cases, total.exact));
   return out.join('\n');
 }
