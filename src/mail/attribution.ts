@@ -274,7 +274,7 @@ function inlineBodyAttribution(line: string): boolean {
   return attributionStrength(line.slice(0, match.index + 1)) === 'strong';
 }
 
-const SENTENCE_END = /[.!?。！？]/;
+const SENTENCE_END = /[.!?。！？]/g;
 const MAX_SAME_LINE_BOUNDARIES = 20;
 
 /**
@@ -288,9 +288,11 @@ const MAX_SAME_LINE_BOUNDARIES = 20;
 export function splitSameLineAttribution(line: string): { before: string } | null {
   if (line.length > MAX_ATTRIBUTION_LINE * 2 || !/[:：]\s*-*\s*$/.test(line)) return null;
   if (startsWithLead(line.toLowerCase()) && attributionStrength(line) === 'strong') return null;
+  if (!line.includes('@') && !TIME.test(line)) return null; // nothing could make a suffix strong
   const boundaries: number[] = [];
-  for (let p = 1; p < line.length && boundaries.length < MAX_SAME_LINE_BOUNDARIES; p++) {
-    if (!SENTENCE_END.test(line[p - 1] ?? '')) continue;
+  SENTENCE_END.lastIndex = 0;
+  for (let m = SENTENCE_END.exec(line); m && boundaries.length < MAX_SAME_LINE_BOUNDARIES; m = SENTENCE_END.exec(line)) {
+    const p = m.index + 1;
     let q = p;
     while (line[q] === ' ') q++;
     // Latin scripts need a space after the full stop; CJK full stops do not.

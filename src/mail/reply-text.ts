@@ -127,7 +127,7 @@ function removeQuotedHtml(document: HtmlDocument): void {
       if (child) stack.push(child);
     }
   }
-  for (const element of toRemove) detach(element);
+  detachAll(toRemove);
   if (truncateFrom) truncateFromNode(truncateFrom);
 }
 
@@ -251,6 +251,30 @@ function startsWithHeaderBlock(element: HtmlElement): boolean {
     .map((l) => l.trim())
     .filter((l) => l !== '');
   return headerBlockAt(headerLines, 0) !== null;
+}
+
+/**
+ * Detaches many nodes with one pass over each affected parent's children: detaching one by one
+ * costs a search and a splice each, quadratic for a container of thousands of quoted passages.
+ */
+function detachAll(nodes: readonly HtmlNode[]): void {
+  const removed = new Set(nodes);
+  const parents = new Set<NonNullable<HtmlNode['parent']>>();
+  for (const node of nodes) if (node.parent) parents.add(node.parent);
+  for (const parent of parents) {
+    const kept = parent.children.filter((child) => !removed.has(child));
+    parent.children = kept;
+    for (let i = 0; i < kept.length; i++) {
+      const child = kept[i] as HtmlNode;
+      child.prev = kept[i - 1] ?? null;
+      child.next = kept[i + 1] ?? null;
+    }
+  }
+  for (const node of nodes) {
+    node.parent = null;
+    node.prev = null;
+    node.next = null;
+  }
 }
 
 function detach(node: HtmlNode): void {
