@@ -4,7 +4,6 @@
 // Strategy: prefer the HTML part (clients mark quotes structurally there) and cut the quote
 // containers at DOM level; render the rest with htmlToVisibleText; then run the plain-text rules,
 // which also cover quotes that are only marked by text ("On … wrote:", "From:/Sent:" blocks, ">").
-import EmailReplyParser from 'email-reply-parser';
 import { ElementType } from 'htmlparser2';
 import {
   htmlToVisibleText,
@@ -13,12 +12,21 @@ import {
   type HtmlElement,
   type HtmlNode,
 } from './html-text.ts';
+import { attributionAt, splitSameLineAttribution } from './attribution.ts';
+import { dashSignatureStart, isListFooterStart, isMobileFooter } from './footers.ts';
+import { headerBlockAt, isForwardSubject, separatorKind } from './header-block.ts';
 
+/** The two body parts of a message, as mailparser gives them (null when absent). */
 export interface ReplyInput {
   text: string | null;
   html: string | null;
 }
 
+/**
+ * The new text of a reply. An empty string when the message has no new text of its own (only
+ * quoted history). A message that is only a forward returns the forwarded message's new text,
+ * since that is what the customer is sending us.
+ */
 export function extractReplyText(input: ReplyInput): string {
   try {
     return extract(input.text ?? '', input.html ?? '');
@@ -33,6 +41,13 @@ export function extractReplyText(input: ReplyInput): string {
 }
 
 function extract(text: string, html: string): string {
+  const reply = extractOwnText(text, html);
+  if (reply !== '') return reply;
+  const source = text.trim() !== '' ? text : html.trim() !== '' ? htmlToVisibleText(html) : '';
+  return forwardedText(source) ?? '';
+}
+
+function extractOwnText(text: string, html: string): string {
   const hasText = text.trim() !== '';
   if (html.trim() === '') return analyzePlain(text).reply;
 
@@ -76,20 +91,11 @@ const QUOTE_IDS = new Set([
 ]);
 
 // Outlook puts the quoted message AFTER this header div, as siblings, so everything following it
-// in document order goes. "x_" prefixes appear when Outlook re-quotes Outlook HTML.
-const TRUNCATE_ID = /^(?:x_)*divRplyFwdMsg$/;
+// in document order goes. "x_" prefixes appear when Outlook re-quotes Outlook HTML. Zimbra marks
+// its separator <hr id="zwchr"> the same way.
+const TRUNCATE_ID = /^(?:x_)*(?:divRplyFwdMsg|zwchr)$/;
 
-// Header keys of an Outlook-style "From:/Sent:/To:/Subject:" block, localised.
-const FROM_KEY =
-  /^\*{0,2}(?:From|Von|De|Van|Da|Från|Fra|Od|От|Від|发件人|寄件者|差出人|보낸 사람)\s*\*{0,2}\s*[:：]/i;
-const DATE_KEY =
-  /^\*{0,2}(?:Sent|Date|Gesendet|Datum|Envoyé|Enviado(?: el)?|Enviada(?: em)?|Fecha|Verzonden|Data|Inviato|Skickat|Sendt|Wysłano|Отправлено|Дата|发送时间|日期|寄件日期|送信日時|보낸 날짜|날짜)\s*\*{0,2}\s*[:：]/i;
-const RECIPIENT_KEY =
-  /^\*{0,2}(?:To|Cc|An|Kopie|À|A|Para|Aan|Till|Til|Do|Кому|收件人|抄送|收件者|宛先|받는 사람)\s*\*{0,2}\s*[:：]/i;
-const SUBJECT_KEY =
-  /^\*{0,2}(?:Subject|Betreff|Objet|Asunto|Assunto|Onderwerp|Oggetto|Ämne|Emne|Temat|Тема|主题|主旨|件名|제목)\s*\*{0,2}\s*[:：]/i;
-
-type Verdict = 'keep' | 'remove' | 'truncate';
+type Verdict = 'keep' | 'remove' | 'truncate' | 'inline';
 
 /** Detaches quoted-history nodes from the parsed document (used as htmlToVisibleText's prune). */
 function removeQuotedHtml(document: HtmlDocument): void {
@@ -110,12 +116,18 @@ function removeQuotedHtml(document: HtmlDocument): void {
       truncateFrom = node; // first in document order; everything after it goes anyway
       break;
     }
+    if (verdict === 'inline') {
+      // Answers typed between the quoted passages: drop the attribution and the passages only.
+      for (const child of node.children) {
+        if (isElement(child) && (isQuotePassage(child) || hasClass(child, 'gmail_attr'))) toRemove.push(child);
+      }
+    }
     for (let i = node.children.length - 1; i >= 0; i--) {
       const child = node.children[i];
       if (child) stack.push(child);
     }
   }
-  for (const element of toRemove) detach(element);
+  detachAll(toRemove);
   if (truncateFrom) truncateFromNode(truncateFrom);
 }
 
@@ -131,7 +143,9 @@ function classify(element: HtmlElement, checks: { headerBlocks: number }): Verdi
   if (TRUNCATE_ID.test(id)) return 'truncate';
   if (QUOTE_IDS.has(id)) return 'remove';
   const classes = (attribs['class'] ?? '').split(/\s+/);
-  if (classes.some((cls) => QUOTE_CLASSES.has(cls))) return 'remove';
+  if (classes.some((cls) => QUOTE_CLASSES.has(cls))) {
+    return name !== 'blockquote' && hasInlineAnswers(element) ? 'inline' : 'remove';
+  }
   // Apple Mail and Thunderbird: <blockquote type="cite">.
   if (name === 'blockquote' && (attribs['type'] ?? '').toLowerCase() === 'cite') return 'remove';
   // Outlook web: <hr> directly followed by the From:/Sent: header block.
@@ -150,6 +164,48 @@ function classify(element: HtmlElement, checks: { headerBlocks: number }): Verdi
     return 'truncate';
   }
   return 'keep';
+}
+
+function hasClass(element: HtmlElement, cls: string): boolean {
+  return (element.attribs['class'] ?? '').split(/\s+/).includes(cls);
+}
+
+function isQuotePassage(element: HtmlElement): boolean {
+  return element.name.toLowerCase() === 'blockquote';
+}
+
+/**
+ * Gmail keeps an inline reply inside its quote container: attribution, then quoted passages
+ * (blockquote) with the customer's answers between them as siblings. True when a child with
+ * visible text follows a quoted passage.
+ */
+function hasInlineAnswers(container: HtmlElement): boolean {
+  let sawPassage = false;
+  let budget = MAX_HEADER_CHECK_NODES;
+  for (const child of container.children) {
+    if (budget-- <= 0) return false;
+    if (isElement(child) && isQuotePassage(child)) {
+      sawPassage = true;
+      continue;
+    }
+    if (!sawPassage) continue;
+    if (child.type === ElementType.Text && child.data.trim() !== '') return true;
+    if (isElement(child) && child.name.toLowerCase() !== 'br' && boundedText(child, 40).trim() !== '') return true;
+  }
+  return false;
+}
+
+function boundedText(element: HtmlElement, maxNodes: number): string {
+  let text = '';
+  const stack: HtmlNode[] = [element];
+  let budget = maxNodes;
+  while (stack.length > 0 && budget-- > 0 && text.length < 200) {
+    const node = stack.pop();
+    if (!node) break;
+    if (node.type === ElementType.Text) text += node.data;
+    else if (isElement(node)) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as HtmlNode);
+  }
+  return text;
 }
 
 function isElement(node: HtmlNode): node is HtmlElement {
@@ -194,7 +250,31 @@ function startsWithHeaderBlock(element: HtmlElement): boolean {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
-  return isHeaderBlockStart(headerLines, 0);
+  return headerBlockAt(headerLines, 0) !== null;
+}
+
+/**
+ * Detaches many nodes with one pass over each affected parent's children: detaching one by one
+ * costs a search and a splice each, quadratic for a container of thousands of quoted passages.
+ */
+function detachAll(nodes: readonly HtmlNode[]): void {
+  const removed = new Set(nodes);
+  const parents = new Set<NonNullable<HtmlNode['parent']>>();
+  for (const node of nodes) if (node.parent) parents.add(node.parent);
+  for (const parent of parents) {
+    const kept = parent.children.filter((child) => !removed.has(child));
+    parent.children = kept;
+    for (let i = 0; i < kept.length; i++) {
+      const child = kept[i] as HtmlNode;
+      child.prev = kept[i - 1] ?? null;
+      child.next = kept[i + 1] ?? null;
+    }
+  }
+  for (const node of nodes) {
+    node.parent = null;
+    node.prev = null;
+    node.next = null;
+  }
 }
 
 function detach(node: HtmlNode): void {
@@ -236,77 +316,11 @@ function truncateFromNode(node: HtmlNode): void {
 // Standard signature separator: a line that is exactly "-- " (or "--" after trailing-space loss).
 const SIG_DELIMITER = /^--[ \t]*$/;
 
-const ORIGINAL_MESSAGE =
-  /^-{2,}\s*(?:Original Message|Ursprüngliche Nachricht|Message d['’]origine|Mensaje original|Oorspronkelijk bericht|Messaggio originale|Mensagem original|Originalmeddelande|Opprinnelig melding|Oprindelig meddelelse|Исходное сообщение|原始邮件|原始郵件)\s*-{2,}$/i;
-
-const FORWARD_SEPARATOR = new RegExp(
-  '^(?:' +
-    [
-      String.raw`-{2,}\s*(?:Forwarded message|Weitergeleitete Nachricht|Message transféré|Mensaje reenviado|Doorgestuurd bericht|Messaggio inoltrato|Mensagem encaminhada|Vidarebefordrat meddelande|Пересылаемое сообщение|转发的邮件|轉寄的郵件)\s*-{2,}`,
-      String.raw`Begin forwarded message\s?:`,
-      String.raw`Anfang der weitergeleiteten Nachricht\s?:`,
-      String.raw`Début du message réexpédié\s?:`,
-      String.raw`Inicio del mensaje reenviado\s?:`,
-      String.raw`Begin doorgestuurd bericht\s?:`,
-    ].join('|') +
-    ')$',
-  'i',
-);
-
 // Lines made only of separator characters right above a cut belong to the quote (Outlook's
 // "________________________________" line). On their own they are NOT a signature marker.
 const SEPARATOR_LINE = /^(?:_{2,}|-{3,}|={3,}|\*{3,})$/;
 
-// "On … wrote:" style attribution lines, by how they end. Each needs a guard (below) because a
-// customer may well write "As I wrote:" or "On Monday I wrote:".
-const HEADER_ENDINGS: RegExp[] = [
-  /\swrote\s?:$/i, // EN (also Japanese clients in English UI)
-  /\sschrieb\b.*:$/i, // DE: "Am … schrieb Name <a@b>:" and "Name <a@b> schrieb am …:"
-  /\s(?:a\s)?écrit\s?:$/i, // FR: "Le … a écrit :"
-  /\sescribió\s?:$/i, // ES
-  /\sschreef\b.*:$/i, // NL: "Op … schreef Name <a@b>:"
-  /\shet volgende geschreven\s?:$/i, // NL (Apple Mail)
-  /\sha\sscritto\s?:$/i, // IT
-  /\sescreveu\s?:$/i, // PT
-  /\sskrev\b.*:$/i, // SV/DA/NO: "Den … skrev Name <a@b>:"
-  /(?:写道|寫道)\s*[:：]$/, // ZH
-  /のメッセージ\s*[:：]$/, // JA (Apple Mail)
-  /(?:пишет|написал(?:\(а\)|а)?)\s*[:：]$/i, // RU
-];
-// Gmail in Japanese/Russian writes no verb at all: "2025年3月4日(火) 10:15 Name <a@b>:". Prose can end
-// the same way ("I got this from <help@acme.com>:"), so this form also needs a time.
-const ADDRESS_COLON_HEADER = /<[^<>\s]+@[^<>\s]+>\s*[:：]$/;
-const HEADER_START = /^(?:(?:On|Am|Le|El|Op|Il|Em|Den)\s|在)/i;
-const TIME = /\d{1,2}[:.]\d{2}/;
-const NUMERIC_DATE = /\d{1,4}\s?[./\-年]\s?\d{1,2}/;
-const BRACKETED_ADDRESS = /<[^<>\s]+@[^<>\s]+>|\[mailto:[^\]\s]+\]|\([^()\s]+@[^()\s]+\)/;
-
-// Bounds keep every regex cheap: headers are short lines, a 1 MB line is not a header.
-const MAX_HEADER_LINE = 400;
-const MAX_PARSER_LINE = 300;
-const PARSER_BUDGET = 200; // email-reply-parser second opinions per message
-const HEADER_BLOCK_WINDOW = 8;
 const MAX_FOOTER_LINE = 120;
-
-const DEVICE = String.raw`(?:(?:iPhone|iPad|iPod|Android|Samsung|Galaxy|Huawei|Xiaomi|Google|Pixel|OnePlus|Motorola|Nokia|Sony|BlackBerry|Windows Phone|Handy|Mobiltelefon|Smartphone|mobile|phone|téléphone|móvil|telefoon|cellulare|telefone)(?:\s[\w-]+){0,4})`;
-const FOOTERS: RegExp[] = [
-  new RegExp(String.raw`^Sent from my ${DEVICE}\.?$`, 'i'),
-  /^(?:Sent from|Get) (?:Outlook|Mail|Yahoo Mail|AOL(?: Mail)?|Gmail|Proton ?Mail)(?:\s(?:for|on)\s[\w ]{1,30})?\.?(?:\s*<[^<>\s]+>)?$/i,
-  /^Sent with Proton ?Mail(?: secure email)?\.?$/i,
-  new RegExp(String.raw`^(?:Von meinem ${DEVICE} gesendet|Gesendet von meinem ${DEVICE})\.?$`, 'i'),
-  /^Gesendet von (?:Outlook|Mail) für [\w ]{1,30}$/i,
-  new RegExp(String.raw`^Envoyé (?:de|depuis) mon ${DEVICE}\.?$`, 'i'),
-  /^(?:Envoyé à partir de Outlook pour|Télécharger Outlook pour|Obtenez Outlook pour) [\w ]{1,30}(?:\s*<[^<>\s]+>)?$/i,
-  new RegExp(String.raw`^Enviado desde mi ${DEVICE}\.?$`, 'i'),
-  /^(?:Enviado desde Outlook para|Obtener Outlook para) [\w ]{1,30}(?:\s*<[^<>\s]+>)?$/i,
-  new RegExp(String.raw`^(?:Verzonden|Verstuurd) (?:vanaf|met|van) mijn ${DEVICE}\.?$`, 'i'),
-  /^(?:Verzonden vanaf|Download) Outlook (?:voor|for) [\w ]{1,30}(?:\s*<[^<>\s]+>)?$/i,
-  new RegExp(String.raw`^Inviato da(?:l mio)? ${DEVICE}\.?$`, 'i'),
-  new RegExp(String.raw`^Enviado do meu ${DEVICE}\.?$`, 'i'),
-  new RegExp(String.raw`^Skickat från min ${DEVICE}\.?$`, 'i'),
-];
-
-const replyParser = new EmailReplyParser();
 
 interface PlainAnalysis {
   reply: string;
@@ -325,12 +339,25 @@ function isQuotedLine(line: string): boolean {
   return /^[ \t]*>(?![=\d])/.test(line);
 }
 
+/**
+ * Splits "Sounds good. On Wed, … Name <a@b> wrote:" into the customer's text and the attribution,
+ * so that the rules below see the attribution on a line of its own.
+ */
+function splitSameLineAttributions(lines: string[]): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    const split = isQuotedLine(line) ? null : splitSameLineAttribution(line.trim());
+    if (split) out.push(split.before, line.trim().slice(split.before.length).trim());
+    else out.push(line);
+  }
+  return out;
+}
+
 function analyzePlain(raw: string): PlainAnalysis {
-  const lines = normalizePlain(raw).split('\n');
+  const lines = splitSameLineAttributions(normalizePlain(raw).split('\n'));
   const count = lines.length;
   const quoted = lines.map(isQuotedLine);
   const dropped = new Uint8Array(count);
-  const budget = { parser: PARSER_BUDGET };
   const line = (i: number): string => lines[i] ?? '';
 
   // 1. Find where the quoted history starts ("cut"); drop attribution lines of ">" blocks.
@@ -339,28 +366,34 @@ function analyzePlain(raw: string): PlainAnalysis {
     if (quoted[i]) continue;
     const trimmed = line(i).trim();
     if (trimmed === '') continue;
-    if (SIG_DELIMITER.test(line(i))) {
+    if (SIG_DELIMITER.test(line(i)) || separatorKind(trimmed) !== null || isListFooterStart(lines, i)) {
       cut = i;
       break;
     }
-    if (trimmed.length <= MAX_HEADER_LINE && (ORIGINAL_MESSAGE.test(trimmed) || FORWARD_SEPARATOR.test(trimmed))) {
+    if (headerBlockAt(lines, i)) {
       cut = i;
       break;
     }
-    if (isHeaderBlockStart(lines, i)) {
-      cut = i;
-      break;
+    const attribution = attributionAt(lines, i);
+    if (!attribution) continue;
+    const next = nextNonBlank(lines, i + attribution.lines);
+    if (next < count && quoted[next]) {
+      // "On … wrote:" introducing a ">" block: drop the attribution, let the ">" rule decide the
+      // rest so that answers typed between quoted passages survive.
+      for (let k = i; k < i + attribution.lines; k++) dropped[k] = 1;
+      i += attribution.lines - 1;
+      continue;
     }
-    const headerLines = quoteHeaderLength(lines, quoted, i, budget);
-    if (headerLines > 0) {
-      const next = nextNonBlank(lines, i + headerLines);
-      if (next < count && quoted[next]) {
-        // "On … wrote:" introducing a ">" block: drop the attribution, let the ">" rule decide the
-        // rest so that answers typed between quoted passages survive.
-        for (let k = i; k < i + headerLines; k++) dropped[k] = 1;
-        i += headerLines - 1;
-        continue;
-      }
+    // Unquoted history below (Outlook, Yahoo) only counts for a strong attribution: a weak one
+    // ("Your colleague wrote:") followed by the customer's own text is the customer's text. A weak
+    // one with nothing after it (its quote was an HTML blockquote, already removed) or with a
+    // header block or signature after it is a client's.
+    if (
+      attribution.strength === 'strong' ||
+      next >= count ||
+      SIG_DELIMITER.test(line(next)) ||
+      headerBlockAt(lines, next)
+    ) {
       cut = i;
       break;
     }
@@ -378,16 +411,22 @@ function analyzePlain(raw: string): PlainAnalysis {
 
   // 3. Mobile footers: removed only when nothing kept follows them (trailing, or right before a
   //    removed quote). Bottom-up so that stacked footers all go.
+  //    The first kept line from the bottom that is not a footer ends the search.
   for (let i = end - 1; i >= 0; i--) {
     if (!keep[i]) continue;
     const trimmed = line(i).trim();
-    if (trimmed === '' || trimmed.length > MAX_FOOTER_LINE) continue;
-    if (!FOOTERS.some((re) => re.test(trimmed))) continue;
-    const next = nextNonBlank(lines, i + 1);
-    if (next >= end || !keep[next]) keep[i] = false;
+    if (trimmed === '') continue;
+    if (trimmed.length > MAX_FOOTER_LINE || !isMobileFooter(trimmed)) break;
+    keep[i] = false;
   }
 
-  // 4. Does new text follow a quoted line? (inline reply / bottom-post)
+  // 4. A one-line dash signature ("-Raj", "— Eleanor Whitfield") closing the new text.
+  const keptIndexes: number[] = [];
+  for (let i = 0; i < end; i++) if (keep[i]) keptIndexes.push(i);
+  const signature = dashSignatureStart(keptIndexes.map((i) => line(i).trim()));
+  if (signature >= 0) for (const i of keptIndexes.slice(signature)) keep[i] = false;
+
+  // 5. Does new text follow a quoted line? (inline reply / bottom-post)
   let interleaved = false;
   let sawQuote = false;
   for (let i = 0; i < end && !interleaved; i++) {
@@ -398,107 +437,48 @@ function analyzePlain(raw: string): PlainAnalysis {
   return { reply: tidy(lines.filter((_, i) => keep[i])), interleaved };
 }
 
-function nextNonBlank(lines: string[], from: number): number {
+function nextNonBlank(lines: readonly string[], from: number): number {
   let i = from;
   while (i < lines.length && (lines[i] ?? '').trim() === '') i++;
   return i;
 }
 
 /**
- * Outlook-style header block: "From:" followed within a few lines by "Sent:/Date:" and
- * "To:/Subject:". Also requires a Subject line or an address, so that "From: Berlin / To: Paris /
- * Date: 4 May" in a customer's travel question is not mistaken for quoted history.
+ * A message that is only a forward (nothing written above the forwarded message): the forwarded
+ * message is what the customer sends us, so its new text is returned, without the separator and
+ * its header block. A forward is recognised by a forward separator ("---------- Forwarded message
+ * ---------", "Begin forwarded message:", …) or by a quoted header block whose Subject starts with
+ * a forward prefix ("Fwd:", "WG:", "TR:", …). Anything else (a quote-only reply) gives null.
  */
-function isHeaderBlockStart(lines: string[], start: number): boolean {
-  const first = (lines[start] ?? '').trim();
-  if (first.length > MAX_HEADER_LINE || !FROM_KEY.test(first)) return false;
-  let hasDate = false;
-  let hasRecipientOrSubject = false;
-  let hasSubject = false;
-  let hasAddress = first.includes('@');
-  const stop = Math.min(lines.length, start + 1 + HEADER_BLOCK_WINDOW);
-  for (let j = start + 1; j < stop; j++) {
-    const trimmed = (lines[j] ?? '').trim();
-    if (trimmed.length > MAX_HEADER_LINE) continue;
-    if (DATE_KEY.test(trimmed)) {
-      hasDate = true;
-    } else if (SUBJECT_KEY.test(trimmed)) {
-      hasSubject = true;
-      hasRecipientOrSubject = true;
-    } else if (RECIPIENT_KEY.test(trimmed)) {
-      hasRecipientOrSubject = true;
-      if (trimmed.includes('@')) hasAddress = true;
-    }
+function forwardedText(source: string): string | null {
+  let lines = normalizePlain(source).split('\n');
+  let i = nextNonBlank(lines, 0);
+  // Footers and separator lines above the forward ("Sent from my iPhone", "_____").
+  while (i < lines.length) {
+    const trimmed = (lines[i] ?? '').trim();
+    if (!isMobileFooter(trimmed) && !SEPARATOR_LINE.test(trimmed)) break;
+    i = nextNonBlank(lines, i + 1);
   }
-  return hasDate && hasRecipientOrSubject && (hasSubject || hasAddress);
-}
-
-/**
- * Number of lines (0, 1 or 2) of an attribution line such as "On <date>, <name> wrote:" starting
- * at line `i`. Two lines when a client wrapped it ("… <jane@example.com>\nwrote:").
- */
-function quoteHeaderLength(
-  lines: string[],
-  quoted: boolean[],
-  i: number,
-  budget: { parser: number },
-): number {
-  const first = (lines[i] ?? '').trim();
-  if (isQuoteHeader(first, true, budget)) return 1;
-
-  const second = (lines[i + 1] ?? '').trim();
-  if (
-    second !== '' &&
-    !quoted[i + 1] &&
-    second.length <= 200 &&
-    (HEADER_START.test(first) || BRACKETED_ADDRESS.test(first)) &&
-    // "On Monday I was charged twice." ends a sentence; a wrapped header never does.
-    !/[.!?]$/.test(first) &&
-    !isQuoteHeader(second, true, budget) &&
-    isQuoteHeader(`${first} ${second}`, true, budget)
-  ) {
-    return 2;
+  let forward = false;
+  const kind = separatorKind((lines[i] ?? '').trim());
+  if (kind === 'forward') forward = true;
+  if (kind === 'forward' || kind === 'original') i = nextNonBlank(lines, i + 1);
+  // Apple Mail quotes the whole forwarded message with ">".
+  const rest = lines.slice(i);
+  if (rest.length > 0 && rest.every((l) => l.trim() === '' || isQuotedLine(l))) {
+    lines = rest.map((l) => l.replace(/^[ \t]*> ?/, ''));
+    i = nextNonBlank(lines, 0);
   }
-
-  // Weaker evidence is enough when a ">" block follows: then only this one line is dropped.
-  const next = nextNonBlank(lines, i + 1);
-  if (next < lines.length && quoted[next] && isQuoteHeader(first, false, budget)) return 1;
-  return 0;
-}
-
-/**
- * `strict` guards against customer prose: a header that starts with a language keyword
- * ("On", "Am", "Le", …) must contain a time or an address (real clients always write one); one
- * without a keyword needs a bracketed address or a numeric date plus a time.
- */
-function isQuoteHeader(line: string, strict: boolean, budget: { parser: number }): boolean {
-  if (line.length < 6 || line.length > MAX_HEADER_LINE) return false;
-  if (HEADER_ENDINGS.some((re) => re.test(line))) {
-    if (!strict) return true;
-    if (HEADER_START.test(line)) return TIME.test(line) || line.includes('@');
-    return BRACKETED_ADDRESS.test(line) || (NUMERIC_DATE.test(line) && TIME.test(line));
+  const block = headerBlockAt(lines, i);
+  if (block) {
+    if (block.subject !== null && isForwardSubject(block.subject)) forward = true;
+    i += block.length;
+  } else {
+    const attribution = attributionAt(lines, i);
+    if (attribution?.strength === 'strong') i += attribution.lines;
   }
-  if (ADDRESS_COLON_HEADER.test(line)) return !strict || TIME.test(line);
-  // Second opinion from email-reply-parser for the languages it knows and we don't list (Polish
-  // "W dniu … pisze:", Finnish "kirjoitti:", Korean "작성:", …). Only on short lines ending in a
-  // colon: its regexes backtrack quadratically on long lines (40 kB line ≈ 1 s). It also flags
-  // prose such as "In 2024 I got mail from support <help@x.com>:", hence the time guard.
-  if (line.length > MAX_PARSER_LINE || !/[:：]$/.test(line) || budget.parser <= 0) return false;
-  if (strict && !TIME.test(line)) return false;
-  budget.parser -= 1;
-  return parserSeesQuoteHeader(line);
-}
-
-function parserSeesQuoteHeader(line: string): boolean {
-  try {
-    // The parser marks a fragment "quoted" when a quote-header line is preceded by an empty line.
-    return replyParser
-      .read(`\n${line}`)
-      .getFragments()
-      .some((fragment) => fragment.isQuoted());
-  } catch {
-    return false;
-  }
+  if (!forward) return null;
+  return analyzePlain(lines.slice(i).join('\n')).reply;
 }
 
 /** Trailing spaces removed, runs of blank lines collapsed to one, outer blank lines trimmed. */

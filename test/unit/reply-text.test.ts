@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { attributionStrength, splitSameLineAttribution } from '../../src/mail/attribution.ts';
+import { dashSignatureStart, isListFooterStart, isMobileFooter } from '../../src/mail/footers.ts';
+import { headerBlockAt, isForwardSubject, separatorKind } from '../../src/mail/header-block.ts';
 import { extractReplyText } from '../../src/mail/reply-text.ts';
 
 interface Case {
@@ -394,8 +397,8 @@ describe('extractReplyText: localised attribution lines', () => {
     ['Russian (Thunderbird)', '04.03.2025 10:15, Acme Support пишет:'],
     ['Russian (Mail.ru)', '4 марта 2025 г., в 10:15, Acme Support <support@acme.com> написал(а):'],
     ['Russian (Gmail)', 'вт, 4 мар. 2025 г. в 10:15, Acme Support <support@acme.com>:'],
-    ['Polish (via email-reply-parser)', 'W dniu 4.03.2025 o 10:15, Acme Support <support@acme.com> pisze:'],
-    ['Finnish (via email-reply-parser)', 'pe 4.3.2025 klo 10.15 Acme Support (support@acme.com) kirjoitti:'],
+    ['Polish', 'W dniu 4.03.2025 o 10:15, Acme Support <support@acme.com> pisze:'],
+    ['Finnish', 'pe 4.3.2025 klo 10.15 Acme Support (support@acme.com) kirjoitti:'],
   ];
 
   it.each(headers)('%s: cuts at the attribution line', (_name, header) => {
@@ -446,7 +449,8 @@ describe('extractReplyText: forwards keep only what the forwarder wrote', () => 
 
   runCases([
     { name: 'a Gmail HTML forward keeps the note above the forwarded message', html: gmailForwardHtml('FYI, see the error below.'), expected: 'FYI, see the error below.' },
-    { name: 'a Gmail HTML forward without a note is empty', html: gmailForwardHtml(''), expected: '' },
+    // Issue 16: a message that is only a forward sends us the forwarded message's text.
+    { name: 'a Gmail HTML forward without a note gives the forwarded text', html: gmailForwardHtml(''), expected: 'Your payment failed.' },
     {
       name: 'a Gmail text forward keeps the note',
       text: lines('FYI, see the error below.', '', '---------- Forwarded message ---------', 'From: Billing <billing@acme.com>', 'Date: Tue, Mar 4, 2025 at 10:15 AM', 'Subject: Payment failed', 'To: <jane@example.com>', '', '', 'Your payment failed.'),
@@ -712,5 +716,246 @@ describe('extractReplyText: robustness on huge and hostile input', () => {
     }
     expect(extractReplyText({ text: null, html: '<div id="divRplyFwdMsg"' })).toBe('');
     expect(extractReplyText({ text: '\u0000\uFFFF\uD800 broken surrogate', html: null })).toBe('\u0000\uFFFF\uD800 broken surrogate');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The recognisers behind the plain-text rules (issue 16). The corpus test
+// (test/unit/new-text-corpus.test.ts) measures them on whole messages; these pin single lines.
+// ---------------------------------------------------------------------------------------------
+
+describe('attributionStrength: how sure a line is a client attribution', () => {
+  const strong = [
+    'On Tue, Mar 4, 2025 at 10:15 AM Acme <support@acme.example> wrote:',
+    'On 04/03/2025 09:58, Pinegrove Support wrote:',
+    'Am 04.03.25 um 10:15 schrieb Ferngrund Elektronik:',
+    'Dne 04.03.2025 v 10:15 Vltava Hosting napsal(a):',
+    '-----"Granite Support" <support@granite.example> wrote: -----',
+    '---- On Tue, 04 Mar 2025 10:15:00 +0100 Acme <ops@acme.example> wrote ----',
+    '2025-03-04 10:15 GMT+02:00 Atlas Parcel <noreply@atlas.example>:',
+    '04.03.2025, 10:15, "Берёзка" <support@berezka.example>:',
+    'Вторник, 4 марта 2025, 10:15 +03:00 от Берёзка <support@berezka.example>:',
+    'Name <a@acme.example> ezt írta (időpont: 2025. márc. 4., K, 10:15):',
+    'Name <a@acme.example>, 4 Mar 2025 Sal, 10:15 tarihinde şunu yazdı:',
+    '2025年 3月 4日 (화) 오전 10:15, 한빛몰 <help@hanbit.example>님이 작성:',
+    '玉山 <service@yushan.example> 於 2025年3月4日 上午10:15 寫道：',
+  ];
+  it.each(strong)('strong: %s', (line) => {
+    expect(attributionStrength(line)).toBe('strong');
+  });
+
+  const weak = [
+    'Acme Support wrote:',
+    'Your colleague Mira wrote:',
+    'On 4 March 2025 at 10:15 your driver wrote:',
+    'At 10:40 our admin wrote:',
+    'Atlas Parcel <support@atlas.example>:',
+    '* Aster Support <support@aster.example> [2025-03-04 10:15 +0000]:',
+  ];
+  it.each(weak)('weak (cuts only before quoted text): %s', (line) => {
+    expect(attributionStrength(line)).toBe('weak');
+  });
+
+  const none = [
+    'On Monday I was charged twice.',
+    'Please see what I wrote below',
+    'The error message says:',
+    'I contacted them on 4 March 2025 at 10:15 and asked:',
+    'wrote',
+    `On ${'x'.repeat(500)} <a@b.example> wrote:`,
+  ];
+  it.each(none)('not an attribution: %s', (line) => {
+    expect(attributionStrength(line)).toBeNull();
+  });
+});
+
+describe('splitSameLineAttribution: text on the same line as an attribution', () => {
+  it.each([
+    ['Sounds good. On Wed, Mar 5, 2025 at 3:59 PM, Atlas <a@atlas.example> wrote:', 'Sounds good.'],
+    ['Thanks! Works now. On Mar 5, 2025, at 15:59, Atlas <a@atlas.example> wrote:', 'Thanks! Works now.'],
+    ['Ça marche. Le mar. 4 mars 2025 à 10:15, Atlas <a@atlas.example> a écrit :', 'Ça marche.'],
+    ['Det passer fint. tir. 4. mar. 2025 kl. 10:15 skrev Fjordlys <k@fjordlys.example>:', 'Det passer fint.'],
+    ['收到，謝謝。玉山 <service@yushan.example> 於 2025年3月4日 上午10:15 寫道：', '收到，謝謝。'],
+  ])('%s', (line, before) => {
+    expect(splitSameLineAttribution(line)).toEqual({ before });
+  });
+
+  it.each([
+    'Le mar. 4 mars 2025 à 10:15, Atlas <a@atlas.example> a écrit :',
+    'ti 4. maalisk. 2025 klo 10.15 Revontuli (asiakaspalvelu@revontuli.example) kirjoitti:',
+    'tir. 4. mar. 2025 kl. 10:15 skrev Fjordlys <k@fjordlys.example>:',
+    'I asked twice. Your colleague wrote:',
+    'Fine. On Monday your driver wrote:',
+  ])('no split: %s', (line) => {
+    expect(splitSameLineAttribution(line)).toBeNull();
+  });
+});
+
+describe('headerBlockAt and separatorKind', () => {
+  it.each([
+    ['GMX (date first)', ['Gesendet: Dienstag, 04. März 2025 um 10:15 Uhr', 'Von: "Lindwurm" <s@lindwurm.example>', 'An: h@gmx.example', 'Betreff: Re: Login']],
+    ['Lotus Notes (tabs, To first)', ['To:\tHendrik Vaal/Ops/Brackwater@Brackwater', 'From:\tGranite <s@granite.example>', 'Date:\t04.03.2025 10:15', 'Subject:\tWindow']],
+    ['Outlook with blank lines between fields', ['From: Orders <o@acme.example>', '', 'Sent: Tuesday, March 4, 2025 10:15 AM', '', 'To: Omar', '', 'Subject: Order']],
+    ['QQ Mail', ['发件人: "云杉"<kefu@yunshan.example>;', '发送时间: 2025年3月4日(星期二) 上午10:15', '收件人: "王伟"<w@qinghe.example>;', '主题: 确认']],
+    ['Hungarian Outlook', ['Feladó: Balaton <r@balaton.example>', 'Elküldve: 2025. március 4., kedd 10:15', 'Címzett: Kovács Péter', 'Tárgy: Rendelés']],
+  ])('%s is a header block', (_name, block) => {
+    expect(headerBlockAt(block, 0)).not.toBeNull();
+  });
+
+  it.each([
+    ['an itinerary without subject or address', ['From: Berlin', 'To: Paris', 'Date: 4 May 2025']],
+    ['two fields only', ['From: Acme <a@acme.example>', 'Subject: hello']],
+    ['no From field', ['To: all nodes <n@x.example>', 'Date: 4 March', 'Subject: failed']],
+  ])('%s is not a header block', (_name, block) => {
+    expect(headerBlockAt(block, 0)).toBeNull();
+  });
+
+  it.each([
+    ['-----Original Message-----', 'original'],
+    ['-----Özgün İleti-----', 'original'],
+    ['------------------ 原始邮件 ------------------', 'original'],
+    ['---------- Původní e-mail ----------', 'original'],
+    ['---------- Forwarded message ---------', 'forward'],
+    ['Begin forwarded message:', 'forward'],
+    ['Anfang der weitergeleiteten Nachricht:', 'forward'],
+    ['-------- Конец пересылаемого сообщения --------', 'forward-end'],
+  ])('"%s" is a %s separator', (line, kind) => {
+    expect(separatorKind(line)).toBe(kind);
+  });
+
+  it.each(['--- see below ---', 'Begin forwarded message', 'Original message attached, see PDF', '-----'])(
+    '"%s" is not a separator',
+    (line) => {
+      expect(separatorKind(line)).toBeNull();
+    },
+  );
+
+  it('recognises forward subjects in several languages', () => {
+    for (const subject of ['Fwd: Invoice', 'FW: Invoice', 'WG: Rechnung', 'TR : Facture', 'RV: Factura', 'ENC: Fatura', '转发: 发票', 'İLT: Fatura']) {
+      expect(isForwardSubject(subject)).toBe(true);
+    }
+    expect(isForwardSubject('Re: Invoice')).toBe(false);
+    expect(isForwardSubject('Fwding question')).toBe(false);
+  });
+});
+
+describe('footers: app and device sign-offs, list footers, dash signatures', () => {
+  it.each([
+    'Sent from my iPhone',
+    'Sent from my BlackBerry® wireless device',
+    'Sent from Mail<https://go.microsoft.com/fwlink/?LinkId=550986> for Windows',
+    'Gesendet von Outlook für Android',
+    'Gesendet mit der WEB.DE Mail App',
+    'Sendt fra min iPad',
+    'Skickat från min iPhone',
+    'Verstuurd vanaf mijn iPhone',
+    'Enviado desde mi Huawei',
+    'Envoyé de mon appareil Galaxy',
+    'Inviato da iPhone',
+    'Enviado do meu smartphone Galaxy.',
+    'Lähetetty iPhonesta',
+    "Wysłane z iPhone'a",
+    'Odesláno z iPhonu',
+    'iPhone-ról küldve',
+    "iPhone'umdan gönderildi",
+    'Στάλθηκε από το iPhone μου',
+    'Отправлено из мобильной Почты Mail.ru',
+    'Надіслано з iPhone',
+    'iPhoneから送信',
+    '发自我的iPhone',
+    '從我的 iPhone 傳送',
+    'iPhone에서 보냄',
+    'Gửi từ iPhone của tôi',
+    'Dikirim dari iPhone saya',
+    'נשלח מה-iPhone שלי',
+    'أُرسلت من الـ iPhone',
+    'मेरे iPhone से भेजा गया',
+    'ส่งจาก iPhone ของฉัน',
+    'Télécharger Outlook pour Android',
+    "Android için Outlook'u edinin",
+  ])('"%s" is a footer', (line) => {
+    expect(isMobileFooter(line)).toBe(true);
+  });
+
+  it.each([
+    'Sent from my work laptop, the export still fails.',
+    'Get me a refund for the iPhone case please',
+    'Von meinem Konto wurde zweimal abgebucht.',
+    'Sent from the warehouse yesterday, still not here',
+    'Download the invoice from the portal',
+  ])('"%s" is not a footer', (line) => {
+    expect(isMobileFooter(line)).toBe(false);
+  });
+
+  it('finds Mailman, Mailman 3 and Google Groups footers', () => {
+    expect(isListFooterStart(['_______________________________________________', 'users mailing list'], 0)).toBe(true);
+    expect(isListFooterStart(['_______________________________________________', 'dev mailing list -- dev@lists.example'], 0)).toBe(true);
+    expect(isListFooterStart(['You received this message because you are subscribed to the Google Groups "x" group.'], 0)).toBe(true);
+    expect(isListFooterStart(['_______________________________________________', 'Totals below'], 0)).toBe(false);
+  });
+
+  it('finds a one-line dash signature but not the last item of a dash list', () => {
+    expect(dashSignatureStart(['Ship it to the office.', '', '-Raj'])).toBe(2);
+    expect(dashSignatureStart(['Thanks.', '', '— Eleanor Whitfield', 'Head of Ops', '+44 20 7946 0321'])).toBe(2);
+    expect(dashSignatureStart(['I need:', '- Apples', '- Pears'])).toBe(-1);
+    expect(dashSignatureStart(['I need:', '', '- Apples', '- Pears'])).toBe(-1);
+    expect(dashSignatureStart(['-- see below for the log', 'ERROR 500'])).toBe(-1);
+  });
+});
+
+describe('extractReplyText: forwards, quote-only messages and false attributions', () => {
+  runCases([
+    {
+      name: 'a forward-only message returns the forwarded text, without the forwarded message\'s own quotes',
+      text: lines(
+        '---------- Forwarded message ---------',
+        'From: Dana <dana@farm.example>',
+        'Date: Mon, Mar 3, 2025 at 6:40 PM',
+        'Subject: Re: Delivery',
+        'To: <orders@acme.example>',
+        '',
+        'Half the sacks are wet.',
+        '',
+        'On Mon, Mar 3, 2025 at 9:00 AM Acme <orders@acme.example> wrote:',
+        '> Your pallet arrives today.',
+      ),
+      expected: 'Half the sacks are wet.',
+    },
+    {
+      name: 'a reply that is only quote (Outlook, subject without a forward prefix) stays empty',
+      text: lines('', '-----Original Message-----', 'From: Acme <a@acme.example>', 'Sent: Tuesday, March 4, 2025 10:15 AM', 'To: Jane', 'Subject: RE: Order', '', 'Anything else?'),
+      expected: '',
+    },
+    {
+      name: 'a weak attribution followed by the customer\'s own text is kept',
+      text: lines('Your colleague Mira wrote:', '"we will refund you within 5 days"', 'It has been three weeks.'),
+      expected: 'Your colleague Mira wrote:\n"we will refund you within 5 days"\nIt has been three weeks.',
+    },
+    {
+      name: 'a weak attribution left alone at the end (its HTML quote was removed) goes',
+      html: '<p>Works now.</p><p>On 2025-03-05 14:20, Voltgrid Support wrote:</p><blockquote type="cite"><p>Try again.</p></blockquote>',
+      expected: 'Works now.',
+    },
+  ]);
+});
+
+describe('new-text recognisers stay linear on hostile input', () => {
+  it('handles 20,000 colon-ended lines full of sentence ends and addresses', () => {
+    const text = Array.from({ length: 20_000 }, (_, i) => `Ok. Fine. Sure. On Tue. At 10:15. Name <a${i}@b.example> note:`).join('\n');
+    const result = extractReplyText({ text, html: null });
+    expect(result.split('\n')).toHaveLength(20_000);
+  });
+
+  it('removes 100,000 trailing footer lines', () => {
+    const text = `Keep me.\n${'Sent from my iPhone\n'.repeat(100_000)}`;
+    expect(extractReplyText({ text, html: null })).toBe('Keep me.');
+  });
+
+  it('handles a Gmail quote container with 50,000 alternating passages and answers', () => {
+    const parts = Array.from({ length: 25_000 }, (_, i) => `<blockquote class="gmail_quote">q${i}</blockquote><div>a${i}</div>`).join('');
+    const html = `<div>Top</div><div class="gmail_quote">${parts}</div>`;
+    const result = extractReplyText({ text: null, html });
+    expect(result.startsWith('Top')).toBe(true);
+    expect(result).not.toContain('q1');
   });
 });
