@@ -57,7 +57,7 @@ export interface ParsedEmail {
   bodyText: string;
   attachments: AttachmentInfo[];
   headerCount: number;
-  /** `report-type` of a top-level multipart/report (lower-cased), else null. */
+  /** `report-type` of a top-level multipart/report (lower-cased; '' when the parameter is missing), else null. */
   reportType: string | null;
   /** Report parts found anywhere outside an attached message (see `ReportPart`). */
   reportParts: ReportPart[];
@@ -298,10 +298,10 @@ function buildEmail(parsed: ParserResult, limits: ParseLimits, repairs: string[]
 }
 
 function reportTypeOf(contentType: string, header: unknown): string | null {
-  if (contentType !== 'multipart/report' || !header || typeof header !== 'object' || !('params' in header)) return null;
-  const params = (header as { params?: unknown }).params;
+  if (contentType !== 'multipart/report') return null;
+  const params = header && typeof header === 'object' && 'params' in header ? (header as { params?: unknown }).params : undefined;
   const value = params && typeof params === 'object' ? (params as Record<string, unknown>)['report-type'] : undefined;
-  return typeof value === 'string' ? withoutNul(value).trim().toLowerCase().slice(0, 100) : null;
+  return typeof value === 'string' ? withoutNul(value).trim().toLowerCase().slice(0, 100) : '';
 }
 
 function collectRawHeaders(lines: HeaderLines): Map<string, string[]> {
