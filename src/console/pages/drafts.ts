@@ -47,7 +47,7 @@ function customerLabel(entity: DraftCardData['thread']['entity'], address: strin
 }
 
 function statusBadge(status: string): SafeHtml {
-  const tone = status === 'sent' ? 'badge-ok' : status === 'failed' ? 'badge-bad' : '';
+  const tone = status === 'sent' ? 'badge-ok' : status === 'failed' || status === 'bounced' ? 'badge-bad' : '';
   return html`<span class="badge ${tone}">${status}</span>`;
 }
 
