@@ -120,7 +120,7 @@ function structural(email: ParsedEmail, text: OwnText): Decision | null {
   if (jmrp) return { reason: 'complaint', signal: 'X-HmXmrOriginalRecipient (Microsoft JMRP complaint)', failed: false };
   if (text.arfFields) return { reason: 'complaint', signal: 'ARF feedback fields in the text', failed: false };
 
-  const provider = readProviderNotification(email.textPart) ?? readProviderNotification(jsonPart(email.reportParts));
+  const provider = readProviderNotification(email.textPart ?? email.bodyText) ?? readProviderNotification(jsonPart(email.reportParts));
   if (provider) {
     return {
       reason: provider.kind,
@@ -271,8 +271,8 @@ function deliveryDiagnostic(parts: readonly ReportPart[]): string | null {
       const fields = fieldMap(block);
       if ((fields.get('action') ?? '').toLowerCase() !== 'failed') continue;
       const recipient = (fields.get('final-recipient') ?? fields.get('original-recipient') ?? '').replace(/^[^;]*;\s*/, '');
-      const parts2 = [recipient && `${recipient}:`, fields.get('status'), fields.get('diagnostic-code')].filter((p) => p);
-      return parts2.join(' ').slice(0, 400) || null;
+      const pieces = [recipient && `${recipient}:`, fields.get('status'), fields.get('diagnostic-code')].filter((p) => p);
+      return pieces.join(' ').slice(0, 400) || null;
     }
   }
   return null;
