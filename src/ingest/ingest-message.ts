@@ -29,6 +29,7 @@ import {
   type NewInboundMessage,
 } from '../store/ingest-store.ts';
 import type { SqlExecutor } from '../store/sql.ts';
+import { markDraftsBounced } from '../store/bounced-drafts.ts';
 
 export type IngestSource =
   | { kind: 'imap'; folder: string; uid: number }
@@ -281,6 +282,17 @@ async function storeParsed(
     supportAddress: settings.supportAddress,
     isAgentMessageId: (id) => verifyAgentMessageId(settings.messageIdSecret, id) !== null,
   });
+  // A report that one of our replies could not be delivered marks that draft bounced (idempotent, so
+  // a retried ingestion may repeat it); the report is filed with the reply's thread. Lenient header
+  // repairs are logged and noted on the message.
+  const report = classification.report;
+  if (report?.failed) {
+    const error = `bounced: ${report.diagnostic ?? 'no diagnostic in the report'} (report ${messageId})`;
+    const bounced = await markDraftsBounced(deps.sql, { mailboxId: deps.mailbox.id, messageIds: report.originalMessageIds, error });
+    if (bounced.length > 0) deps.logger.info('reply bounced', { drafts: bounced.map((d) => d.id), report: messageId });
+  }
+  const repairNote = email.repairs.length > 0 ? `header section repaired: ${email.repairs.join('; ')}` : null;
+  if (repairNote) deps.logger.info('parsed leniently', { messageId, repairs: email.repairs });
   const verdict = trustedAuthVerdict(email.rawHeaders.get('authentication-results') ?? [], settings.authservId);
   const headerIds = headerIdsInPreferenceOrder(email.inReplyTo, email.references).filter((id) => id !== messageId);
 
@@ -321,9 +333,10 @@ async function storeParsed(
   // A second look is needed only when a concurrent writer changed what the first one saw.
   for (let attempt = 1; ; attempt++) {
     const placement = classification.skipReason
-      ? await placeSkipped(deps, email, headerIds)
+      ? await placeSkipped(deps, email, [...headerIds, ...(report?.originalMessageIds ?? [])])
       : await placeCustomerMessage(deps, email, messageId, headerIds, at);
-    const skipDetail = classification.detail ?? placement.note ?? (tooOld ? 'older than REPLY_MAX_AGE when ingested; kept without a reply' : null);
+    const decided = classification.detail ?? placement.note ?? (tooOld ? 'older than REPLY_MAX_AGE when ingested; kept without a reply' : null);
+    const skipDetail = [decided, repairNote].filter((note) => note !== null).join('; ') || null;
     try {
       await writeIngested(deps.sql, { ...placement.write, message: { ...message, threadId: placement.threadId, entityId: placement.entityId, skipDetail } });
       return { ...stored, threadId: placement.threadId, entityId: placement.entityId };

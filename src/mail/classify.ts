@@ -2,16 +2,22 @@
  * Decides which inbound mail must never get a reply, and why. Pure: it sees the parsed mail and
  * the agent's own identity, nothing else. Duplicates and malformed mail are decided by ingestion.
  */
-import { domainOf, localPartOf } from './addresses.ts';
+import { domainOf } from './addresses.ts';
+import { recogniseAutomatedReport, type AutomatedReport } from './bounce.ts';
 import type { ParsedEmail } from './parse-message.ts';
 
-export type SkipReason = 'auto-reply' | 'bounce' | 'mailing-list' | 'loop' | 'duplicate' | 'no-sender' | 'malformed';
-export const SKIP_REASONS: readonly SkipReason[] = ['auto-reply', 'bounce', 'mailing-list', 'loop', 'duplicate', 'no-sender', 'malformed'];
+export type SkipReason = 'auto-reply' | 'bounce' | 'complaint' | 'mailing-list' | 'loop' | 'duplicate' | 'no-sender' | 'malformed';
+export const SKIP_REASONS: readonly SkipReason[] = ['auto-reply', 'bounce', 'complaint', 'mailing-list', 'loop', 'duplicate', 'no-sender', 'malformed'];
 
 export interface Classification {
   skipReason: SkipReason | null;
   /** The signal that decided, for the audit trail ("Auto-Submitted: auto-replied"). */
   detail: string | null;
+  /**
+   * A recognised automated report (bounce, complaint, list-manager notice, read receipt): which mail
+   * it is about and whether delivery failed for good. Null for everything else.
+   */
+  report: AutomatedReport | null;
 }
 
 export interface AgentIdentity {
@@ -22,7 +28,6 @@ export interface AgentIdentity {
 
 const OUT_OF_OFFICE_SUBJECT =
   /^\s*(automatic reply|auto(matic)?[- ]?(reply|response|antwort)|autoreply|out of (the )?office( reply| notice| autoreply)?|ooo|abwesenheitsnotiz|abwesend|automatische antwort|r[ée]ponse automatique|absence du bureau|respuesta autom[áa]tica|fuera de la oficina|risposta automatica|automatisch antwoord|afwezigheidsmelding|autosvar|automaattinen vastaus|自動返信|自动回复|自動回覆|不在通知)\s*[:：]/iu;
-const BOUNCE_SENDERS = new Set(['mailer-daemon', 'postmaster', 'mail-daemon', 'mailerdaemon']);
 const BULK_PRECEDENCE = new Set(['bulk', 'junk', 'list']);
 
 function header(email: ParsedEmail, name: string): string | undefined {
@@ -33,17 +38,21 @@ function headerToken(value: string | undefined): string {
   return (value ?? '').split(/[;(\s]/)[0]?.trim().toLowerCase() ?? '';
 }
 
+/**
+ * Classifies inbound mail. Order: the agent's own mail (loops), then automated reports about sent
+ * mail (bounces, complaints, list-manager notices: see bounce.ts), then auto-replies, then list mail.
+ */
 export function classifyEmail(email: ParsedEmail, agent: AgentIdentity): Classification {
+  const report = recogniseAutomatedReport(email, { supportAddress: agent.supportAddress });
   const from = email.from?.address ?? null;
-  if (!from) return skip('no-sender', 'no usable From address');
+  // Some MTAs send their reports from an address with no local part (Courier: "<@>").
+  if (!from) return report ? fromReport(report) : skip('no-sender', 'no usable From address');
 
   if (from === agent.supportAddress) return skip('loop', `From is the support address itself`);
   if (header(email, 'x-support-agent') !== undefined) return skip('loop', 'carries the agent\'s X-Support-Agent mark');
   if (email.messageId && agent.isAgentMessageId(email.messageId)) return skip('loop', 'Message-ID is one the agent generated');
 
-  if (email.contentType === 'multipart/report') return skip('bounce', 'multipart/report delivery report');
-  if (BOUNCE_SENDERS.has(localPartOf(from))) return skip('bounce', `sender is ${localPartOf(from)}`);
-  if (header(email, 'x-failed-recipients') !== undefined) return skip('bounce', 'X-Failed-Recipients present');
+  if (report) return fromReport(report);
 
   const autoSubmitted = headerToken(header(email, 'auto-submitted'));
   // RFC 3834: "no" is ordinary mail; every other value is automatic.
@@ -68,11 +77,17 @@ export function classifyEmail(email: ParsedEmail, agent: AgentIdentity): Classif
   if (header(email, 'list-unsubscribe') !== undefined) return skip('mailing-list', 'List-Unsubscribe present');
   if (header(email, 'list-post') !== undefined) return skip('mailing-list', 'List-Post present');
 
-  return { skipReason: null, detail: null };
+  return { skipReason: null, detail: null, report: null };
 }
 
 function skip(skipReason: SkipReason, detail: string): Classification {
-  return { skipReason, detail };
+  return { skipReason, detail, report: null };
+}
+
+function fromReport(report: AutomatedReport): Classification {
+  const about = report.originalMessageIds.length > 0 ? `; about ${report.originalMessageIds.slice(0, 3).join(' ')}` : '';
+  const outcome = report.reason === 'bounce' ? (report.failed ? '; delivery failed' : '; not a final failure (delay or success notice)') : '';
+  return { skipReason: report.reason, detail: `${report.signals.join('; ')}${outcome}${about}`.slice(0, 1000), report };
 }
 
 /** Whether a reply address points outside the sender's own domain (a classic exfiltration trick). */

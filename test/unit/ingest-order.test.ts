@@ -23,6 +23,9 @@ function email(overrides: Partial<ParsedEmail>): ParsedEmail {
     bodyText: 'hi',
     attachments: [],
     headerCount: 5,
+    reportType: null,
+    reportParts: [],
+    repairs: [],
     ...overrides,
   };
 }

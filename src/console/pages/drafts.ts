@@ -48,7 +48,7 @@ function customerLabel(entity: DraftCardData['thread']['entity'], address: strin
 }
 
 function statusBadge(status: string): SafeHtml {
-  const tone = status === 'sent' ? 'badge-ok' : status === 'failed' || status === 'send_unknown' ? 'badge-bad' : '';
+  const tone = status === 'sent' ? 'badge-ok' : status === 'failed' || status === 'bounced' || status === 'send_unknown' ? 'badge-bad' : '';
   return html`<span class="badge ${tone}">${status}</span>`;
 }
 
