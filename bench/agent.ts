@@ -63,11 +63,5 @@ export async function openPgliteRuntime(ctx: PhaseContext): Promise<Runtime> {
 
 /** Ingestion wired like the poller's: the reply turn is enqueued on BullMQ once the message is stored. */
 export function pollerIngestDeps(runtime: Runtime): IngestDeps {
-  return {
-    sql: runtime.database.sql,
-    mailbox: runtime.mailbox,
-    settings: runtime.ingest,
-    logger: silentLogger,
-    onReplyNeeded: (threadId: string) => runtime.queues().enqueueTurn(threadId),
-  };
+  return runtime.ingestDeps({ logger: silentLogger });
 }

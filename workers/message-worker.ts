@@ -1,16 +1,11 @@
 /**
  * The worker process's queues: reply turns, the outbox, promotions, and the reconciler that
- * rebuilds jobs from PostgreSQL. Thin: parse the job, call the use case, hand on.
+ * rebuilds jobs from PostgreSQL. Wiring only: parse the job, call the pipeline's transition,
+ * and on a job's last failed attempt call the pipeline's final-failure transition.
  */
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { handleThreadTurn, handTurnToHuman } from '../src/app/handle-thread-turn.ts';
-import { afterTurn } from '../src/app/pipeline.ts';
-import { promoteThread } from '../src/app/promote-thread.ts';
-import { reconcile } from '../src/app/reconcile.ts';
 import type { Runtime } from '../src/app/runtime.ts';
 import { describeError, isAppError } from '../src/errors.ts';
-import { appendDraft, sendDraft } from '../src/outbound/outbox.ts';
-import { countPendingReplies, markPromotionFailed } from '../src/store/turns.ts';
 import { outboxJobSchema, parseJobData, promotionJobSchema, QUEUES, turnJobSchema } from '../src/queue/jobs.ts';
 
 export interface RunningWorkers {
@@ -29,8 +24,14 @@ function finalAttempt(job: Job | undefined, error: Error): boolean {
   return job !== undefined && (error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1));
 }
 
+function threadOf(job: Job | undefined): string | null {
+  const threadId = (job?.data as { threadId?: unknown } | undefined)?.threadId;
+  return typeof threadId === 'string' ? threadId : null;
+}
+
 export async function startWorkers(runtime: Runtime, options: { reconcileOnStart?: boolean } = {}): Promise<RunningWorkers> {
   const { config, logger } = runtime;
+  const pipeline = runtime.pipeline();
   const connection = runtime.redis();
   // A worker that dies mid-job (SIGKILL, power loss) stops renewing its lock; after lockDuration the
   // job counts as stalled and another worker retries it.
@@ -44,63 +45,37 @@ export async function startWorkers(runtime: Runtime, options: { reconcileOnStart
 
   const turns = new Worker(
     QUEUES.turns,
-    (job) =>
-      unrecoverable(async () => {
-        const { threadId } = parseJobData(turnJobSchema, job.data, QUEUES.turns);
-        const outcome = await handleThreadTurn(runtime.turnDeps(), threadId);
-        await afterTurn(runtime, threadId, outcome);
-        // A message that arrived while this turn ran, or one from another sender, gets its own turn next.
-        const more = await countPendingReplies(runtime.db, threadId);
-        if (more > 0) await runtime.queues().enqueueTurn(threadId);
-        return outcome.kind;
-      }),
+    (job) => unrecoverable(async () => (await pipeline.runTurn(parseJobData(turnJobSchema, job.data, QUEUES.turns).threadId)).kind),
     { ...common, concurrency: config.worker.concurrency },
   );
-  turns.on('failed', (job, error) => {
-    logger.warn('turn job failed', { jobId: job?.id, attempts: job?.attemptsMade, error: error.message });
-    const threadId = (job?.data as { threadId?: unknown } | undefined)?.threadId;
-    if (!finalAttempt(job, error) || typeof threadId !== 'string') return;
-    handTurnToHuman(runtime.turnDeps(), threadId, error.message)
-      .then(async (draftId) => {
-        if (draftId) await afterTurn(runtime, threadId, { kind: 'drafted', turnId: '', draftId, needsHuman: true, resolved: false, queuedToSend: false, promptTokens: 0 });
-      })
-      .catch((e: unknown) => logger.error('could not hand the turn to a human', { threadId, error: describeError(e) }));
-  });
-
   const outbox = new Worker(
     QUEUES.outbox,
     (job) =>
       unrecoverable(async () => {
         const { draftId, action } = parseJobData(outboxJobSchema, job.data, QUEUES.outbox);
-        return action === 'send' ? sendDraft(runtime.outboxDeps(), draftId) : appendDraft(runtime.outboxDeps(), draftId);
+        return pipeline.runOutbox(draftId, action);
       }),
     { ...common, concurrency: 2 },
   );
-  outbox.on('failed', (job, error) => logger.warn('outbox job failed', { jobId: job?.id, error: error.message }));
-
   const promotions = new Worker(
     QUEUES.promotions,
     (job) =>
       unrecoverable(async () => {
         const { threadId, trigger } = parseJobData(promotionJobSchema, job.data, QUEUES.promotions);
-        const outcome = await promoteThread(runtime.promotionDeps(), threadId, trigger);
-        if (outcome.kind === 'not-quiet') {
-          await runtime.queues().schedulePromotion(threadId, 'quiet', outcome.dueAt.getTime() - Date.now());
-        }
-        return outcome.kind;
+        return (await pipeline.runPromotion(threadId, trigger)).kind;
       }),
     { ...common, concurrency: 1 },
   );
-  promotions.on('failed', (job, error) => {
-    logger.warn('promotion job failed', { jobId: job?.id, attempts: job?.attemptsMade, error: error.message });
-    const threadId = (job?.data as { threadId?: unknown } | undefined)?.threadId;
-    if (!finalAttempt(job, error) || typeof threadId !== 'string') return;
-    // Every retry is used: the thread stops asking for promotion until new mail arrives.
-    markPromotionFailed(runtime.db, threadId, error.message, new Date()).catch((e: unknown) =>
-      logger.error('could not record the failed promotion', { threadId, error: describeError(e) }),
-    );
-  });
 
+  const onFinalFailure = (queue: string, job: Job | undefined, error: Error, transition: (threadId: string) => Promise<void>) => {
+    logger.warn(`${queue} job failed`, { jobId: job?.id, attempts: job?.attemptsMade, error: error.message });
+    const threadId = threadOf(job);
+    if (!finalAttempt(job, error) || threadId === null) return;
+    transition(threadId).catch((e: unknown) => logger.error(`could not handle the failed ${queue} job`, { threadId, error: describeError(e) }));
+  };
+  turns.on('failed', (job, error) => onFinalFailure('turn', job, error, (threadId) => pipeline.turnFailed(threadId, error.message)));
+  promotions.on('failed', (job, error) => onFinalFailure('promotion', job, error, (threadId) => pipeline.promotionFailed(threadId, error.message)));
+  outbox.on('failed', (job, error) => logger.warn('outbox job failed', { jobId: job?.id, error: error.message }));
   // A Worker without an 'error' listener throws into the process (EventEmitter semantics): a
   // lost Redis key or connection must be a log line, never a crash.
   for (const [name, worker] of [['turns', turns], ['outbox', outbox], ['promotions', promotions]] as const) {
@@ -109,8 +84,7 @@ export async function startWorkers(runtime: Runtime, options: { reconcileOnStart
 
   const runReconcile = async () => {
     try {
-      const report = await reconcile(runtime);
-      logger.debug('reconciled', { ...report });
+      logger.debug('reconciled', { ...(await pipeline.reconcile()) });
     } catch (error) {
       logger.warn('reconcile failed', { error: describeError(error) });
     }

@@ -16,17 +16,10 @@ export function startPoller(runtime: Runtime): MailboxPoller {
   const { host, user, password } = config.imap;
   if (!host || !user || !password) throw new AppError('CONFIG_INVALID', 'polling needs IMAP_HOST, IMAP_USER and IMAP_PASSWORD');
   const logger = runtime.logger.child('poller');
-  const ingestDeps = {
-    sql: runtime.database.sql,
-    mailbox: runtime.mailbox,
-    settings: runtime.ingest,
-    logger: logger.child('ingest'),
-    onReplyNeeded: (threadId: string) => runtime.queues().enqueueTurn(threadId),
-  };
   const poller = new MailboxPoller({
     imap: { ...config.imap, host, user, password },
     store: createPollerStore(runtime.db, runtime.mailbox.id),
-    ingest: ingestFetched(ingestDeps),
+    ingest: ingestFetched(runtime.ingestDeps({ logger: logger.child('ingest') })),
     acquireLease: () => tryAcquireLease(runtime.redis(), `${config.queuePrefix}:poller-lease:${runtime.mailbox.id}`, LEASE_TTL_MS),
     leaseRenewMs: LEASE_TTL_MS / 3,
     logger,

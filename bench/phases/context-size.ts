@@ -51,7 +51,7 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
   for (const mail of thread) {
     const now = new Date(mail.date.getTime() + 60_000);
     const ingested = await ingestRawMessage(
-      { sql: runtime.database.sql, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger },
+      runtime.ingestDeps({ logger: silentLogger, pipeline: null }),
       mail.raw,
       { kind: 'imap', folder: 'INBOX', uid: mail.index + 1 },
       { receivedAt: new Date(mail.date.getTime() + 30_000), now },

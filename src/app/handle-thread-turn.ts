@@ -21,6 +21,7 @@ import { loadProfile } from '../store/profiles.ts';
 import type { ThreadState } from '../memory/types.ts';
 import {
   commitTurn,
+  countPendingReplies,
   countRecentReplies,
   findRunningTurn,
   finishTurnWithoutReply,
@@ -57,10 +58,25 @@ export interface TurnDeps {
   now: () => Date;
 }
 
+/**
+ * What a turn did, with what the pipeline needs to go on: whether mail is still waiting in the
+ * thread (another sender, or mail that arrived meanwhile) and when the thread last heard from
+ * its customer (for the quiet rule).
+ */
 export type TurnOutcome =
   | { kind: 'nothing-pending' }
-  | { kind: 'limited'; turnId: string; reason: string; handedOff: boolean }
-  | { kind: 'drafted'; turnId: string; draftId: string; needsHuman: boolean; resolved: boolean; queuedToSend: boolean; promptTokens: number };
+  | { kind: 'limited'; turnId: string; reason: string; handedOff: boolean; morePending: boolean }
+  | {
+      kind: 'drafted';
+      turnId: string;
+      draftId: string;
+      needsHuman: boolean;
+      resolved: boolean;
+      queuedToSend: boolean;
+      promptTokens: number;
+      morePending: boolean;
+      lastMessageAt: Date;
+    };
 
 const HOUR = 3_600_000;
 
@@ -88,7 +104,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     const handedOff = loop?.firstStop ?? false;
     await finishTurnWithoutReply(db, { turnId, threadId, reason, handoff: handedOff, loopStates: markStopped(loopStates, settings.loop, now), now });
     deps.logger.warn(handedOff ? 'no reply; thread handed to a person' : 'no reply', { threadId, reason });
-    return { kind: 'limited', turnId, reason, handedOff };
+    return { kind: 'limited', turnId, reason, handedOff, morePending: (await countPendingReplies(db, threadId)) > 0 };
   }
 
   const customer = await loadCustomerAddresses(db, thread.entityId);
@@ -158,6 +174,8 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     resolved: nextState.status === 'resolved',
     queuedToSend,
     promptTokens: prompt.promptTokens,
+    morePending: (await countPendingReplies(db, threadId)) > 0,
+    lastMessageAt: thread.lastMessageAt,
   };
 }
 
@@ -242,13 +260,13 @@ async function storeDraft(deps: TurnDeps, d: DraftToStore): Promise<string> {
  * When a turn cannot finish (the LLM stayed unreachable through every retry), the customer is
  * not left unanswered and unnoticed: the turn ends with a draft flagged for a person.
  */
-export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: string): Promise<string | null> {
+export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: string): Promise<TurnOutcome | null> {
   const turnId = await findRunningTurn(deps.db, threadId);
   if (!turnId) return null;
   const thread = await loadThread(deps.db, threadId);
   const parent = (await loadTurnMessages(deps.db, turnId)).at(-1);
   if (!thread || !parent) return null;
-  return storeDraft(deps, {
+  const draftId = await storeDraft(deps, {
     turnId,
     thread,
     nextState: thread.state,
@@ -265,6 +283,17 @@ export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: 
     loopStates: [],
     now: deps.now(),
   });
+  return {
+    kind: 'drafted',
+    turnId,
+    draftId,
+    needsHuman: true,
+    resolved: false,
+    queuedToSend: false,
+    promptTokens: 0,
+    morePending: (await countPendingReplies(deps.db, threadId)) > 0,
+    lastMessageAt: thread.lastMessageAt,
+  };
 }
 
 async function replyLimitReached(deps: TurnDeps, to: string, threadId: string, now: Date): Promise<string | null> {

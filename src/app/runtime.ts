@@ -1,10 +1,10 @@
 /**
- * The composition root: builds every adapter from the configuration once, for the CLI commands
- * and the long-running processes. Nothing here decides anything; it only wires.
+ * The composition root: builds every adapter from the configuration once, for the CLI commands,
+ * the long-running processes and replay. Nothing here decides anything; it only wires.
  */
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
-import type { IngestSettings } from '../ingest/ingest-message.ts';
+import type { IngestDeps, IngestSettings } from '../ingest/ingest-message.ts';
 import { createProvider } from '../llm/create-provider.ts';
 import type { LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
@@ -19,8 +19,10 @@ import { createRedis } from '../queue/redis.ts';
 import { openDatabase, type Database, type Db } from '../store/database.ts';
 import { ensureMailbox, type MailboxRecord } from '../store/mailboxes.ts';
 import { migrateIfNeeded } from '../store/migrator.ts';
+import { bullmqScheduler } from './bullmq-scheduler.ts';
 import type { TurnDeps } from './handle-thread-turn.ts';
 import { ingestSettings } from './ingest-settings.ts';
+import { createPipeline, type Pipeline, type Scheduler } from './pipeline.ts';
 import { loadPolicyFile } from './policy-file.ts';
 import type { PromotionDeps } from './promote-thread.ts';
 import { turnSettings } from './turn-settings.ts';
@@ -34,12 +36,21 @@ export interface Runtime {
   policy: PromotionPolicy;
   provider: LlmProvider;
   ingest: IngestSettings;
+  /** The runtime's clock: real time, or a replay's virtual clock. */
+  now: () => Date;
   /** Redis and the queues, opened on first use (replay and read-only commands never need them). */
   redis(): Redis;
   queues(): JobQueues;
   turnDeps(): TurnDeps;
   promotionDeps(): PromotionDeps;
   outboxDeps(): OutboxDeps;
+  /**
+   * Ingestion wired to the pipeline: a stored customer message makes its turn due. Without
+   * `pipeline` nothing is scheduled (mail is stored and waits for the reconciler).
+   */
+  ingestDeps(options?: { pipeline?: Pipeline | null; logger?: Logger }): IngestDeps;
+  /** The pipeline's transitions on a scheduler: BullMQ by default (the workers), or the one given. */
+  pipeline(scheduler?: Scheduler): Pipeline;
   /** The mailbox's Sent folder, when IMAP is configured (settles sends whose outcome was lost). */
   sentFolder(): SentFolder | null;
   imapConfigured: boolean;
@@ -49,11 +60,21 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** Long-running processes wait out a Redis restart; one-shot commands fail fast instead of hanging. */
   longRunning?: boolean;
+  /** Use this database (already open; migrated here if needed) instead of the configured one; closed with the runtime. */
+  database?: Database;
+  /** The support mailbox's address, when it is not SUPPORT_ADDRESS (replay's --address). */
+  supportAddress?: string;
+  /** A virtual clock (replay); real time by default. */
+  now?: () => Date;
+  /** The model to use instead of the configured one (replay wraps it). */
+  provider?: LlmProvider;
+  /** No IMAP or SMTP, whatever the configuration says (replay touches no mailbox). */
+  offline?: boolean;
 }
 
 export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
   const policy = await loadPolicyFile(config.memory.policyFile);
-  const database = await openDatabase(config);
+  const database = options.database ?? (await openDatabase(config));
   try {
     const applied = await migrateIfNeeded(database);
     if (applied.length > 0) logger.info('database migrated', { applied });
@@ -62,10 +83,12 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     throw error;
   }
   const db = database.prisma;
-  const mailbox = await ensureMailbox(db, config.supportAddress, config.supportName);
-  const ingest = await ingestSettings(config, db);
-  const provider = createProvider(config.llm, logger);
-  const imapConfigured = Boolean(config.imap.host && config.imap.user && config.imap.password);
+  const supportAddress = options.supportAddress ?? config.supportAddress;
+  const mailbox = await ensureMailbox(db, supportAddress, config.supportName);
+  const ingest = await ingestSettings(config, db, supportAddress);
+  const provider = options.provider ?? createProvider(config.llm, logger);
+  const offline = options.offline ?? false;
+  const imapConfigured = !offline && Boolean(config.imap.host && config.imap.user && config.imap.password);
   const imapLogin: ImapLogin | null = imapConfigured
     ? {
         host: config.imap.host!,
@@ -82,7 +105,8 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
   let sender: MailSender | null = null;
   let drafts: DraftsFolder | null = null;
   let sent: SentFolder | null = null;
-  const now = () => new Date();
+  let defaultPipeline: Pipeline | null = null;
+  const now = options.now ?? (() => new Date());
 
   const runtime: Runtime = {
     config,
@@ -94,9 +118,10 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     provider,
     ingest,
     imapConfigured,
+    now,
     redis: () => (redis ??= createRedis(config.redisUrl, { forWorker: options.longRunning ?? false })),
     queues: () => (queues ??= new JobQueues(runtime.redis(), config.queuePrefix)),
-    turnDeps: () => ({ db, provider, settings: turnSettings(config, ingest.messageIdSecret), logger: logger.child('turn'), now }),
+    turnDeps: () => ({ db, provider, settings: turnSettings(config, ingest.messageIdSecret, supportAddress), logger: logger.child('turn'), now }),
     promotionDeps: () => ({
       db,
       provider,
@@ -107,18 +132,45 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       now,
     }),
     outboxDeps: () => {
-      if (config.smtp.host && !sender) {
-        sender = createSmtpSender({ ...config.smtp, host: config.smtp.host });
-      }
+      if (!offline && config.smtp.host && !sender) sender = createSmtpSender({ ...config.smtp, host: config.smtp.host });
       if (imapLogin && !drafts) drafts = createImapDraftsFolder(imapLogin);
       return {
         db,
-        supportAddress: config.supportAddress,
+        supportAddress,
         supportName: config.supportName,
         logger: logger.child('outbox'),
         ...(sender ? { sender } : {}),
         ...(drafts ? { drafts } : {}),
       };
+    },
+    ingestDeps: (ingestOptions = {}) => {
+      const pipeline = ingestOptions.pipeline === undefined ? runtime.pipeline() : ingestOptions.pipeline;
+      return {
+        sql: database.sql,
+        mailbox,
+        settings: ingest,
+        logger: ingestOptions.logger ?? logger.child('ingest'),
+        ...(pipeline ? { onReplyNeeded: (_threadId: string, result: Parameters<Pipeline['messageStored']>[0]) => pipeline.messageStored(result) } : {}),
+      };
+    },
+    pipeline: (scheduler) => {
+      const build = (s: Scheduler) =>
+        createPipeline({
+          db,
+          mailboxId: mailbox.id,
+          turns: runtime.turnDeps(),
+          promotions: runtime.promotionDeps(),
+          outbox: () => runtime.outboxDeps(),
+          scheduler: s,
+          appendsDrafts: imapConfigured,
+          sentFolder: () => runtime.sentFolder(),
+          quietAfterMs: config.memory.quietAfterMs,
+          sendUnknownAfterMs: config.trust.sendUnknownAfterMs,
+          logger: logger.child('pipeline'),
+          now,
+        });
+      if (scheduler) return build(scheduler);
+      return (defaultPipeline ??= build(bullmqScheduler(() => runtime.queues(), now)));
     },
     sentFolder: () => (imapLogin ? (sent ??= createImapSentFolder(imapLogin)) : null),
     close: async () => {

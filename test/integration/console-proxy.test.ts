@@ -278,7 +278,7 @@ describe('the review console behind a TLS proxy', () => {
   it('with CONSOLE_PUBLIC_URL, the operator logs in through the proxy in Chromium: Secure HttpOnly cookies, forms post', async () => {
     const token = `case-${randomBytes(4).toString('hex')}`;
     const ingested = await ingestRawMessage(
-      { sql: runtime.database.sql, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger, onReplyNeeded: async () => {} },
+      runtime.ingestDeps({ logger: silentLogger, pipeline: null }),
       eml('Dana <dana@example.net>', token),
       { kind: 'api' },
     );

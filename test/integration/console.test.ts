@@ -125,17 +125,7 @@ describe('the review console', () => {
       body: `${options.text ?? 'Hello, I was charged twice this month. Can you help?'}\r\n\r\nReference ${token}`,
       messageId,
     });
-    const ingested = await ingestRawMessage(
-      {
-        sql: runtime.database.sql,
-        mailbox: runtime.mailbox,
-        settings: runtime.ingest,
-        logger: silentLogger,
-        onReplyNeeded: (threadId) => runtime.queues().enqueueTurn(threadId),
-      },
-      raw,
-      { kind: 'api' },
-    );
+    const ingested = await ingestRawMessage(runtime.ingestDeps({ logger: silentLogger }), raw, { kind: 'api' });
     expect(ingested.outcome).toBe('processed');
     const threadId = ingested.threadId!;
     const draft = await waitFor(`a draft for ${token}`, () =>

@@ -94,7 +94,7 @@ afterAll(async () => {
 
 function ingest(raw: string) {
   return ingestRawMessage(
-    { sql: runtime.database.sql, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger, onReplyNeeded: (t) => runtime.queues().enqueueTurn(t) },
+    runtime.ingestDeps({ logger: silentLogger }),
     Buffer.from(raw),
     { kind: 'api' },
   );

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ReplayReport } from '../../src/ingest/replay-report.ts';
+import type { ReplayReport } from '../../src/replay/replay-report.ts';
 import { replayFiles } from '../support/replay.ts';
 
 const CORPUS = path.resolve(import.meta.dirname, '../../fixtures/emails/corpus');

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import type { ReplayReport } from '../../src/ingest/replay-report.ts';
+import type { ReplayReport } from '../../src/replay/replay-report.ts';
 import { OpenAiProvider } from '../../src/llm/openai-provider.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { customerEmail, turnAnswer } from '../support/agent-harness.ts';

@@ -1,6 +1,5 @@
 import { Job } from 'bullmq';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reconcile } from '../../src/app/reconcile.ts';
 import { QUEUES } from '../../src/queue/jobs.ts';
 import { customerEmail, startAgentHarness, turnAnswer, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 import type { RecordedRequest } from '../support/scripted-llm-server.ts';
@@ -149,7 +148,7 @@ describe('the reply worker', () => {
 
   it('rebuilds lost jobs from PostgreSQL: a pending message without a job is answered after reconcile', async () => {
     const orphan = await h.ingest(customerEmail({ subject: 'Orphan', body: 'Nobody enqueued me.' }), { enqueue: false });
-    const report = await reconcile(h.runtime);
+    const report = await h.runtime.pipeline().reconcile();
     expect(report.turns).toBeGreaterThanOrEqual(1);
     const [draft] = await waitFor(() => draftsOf(orphan.threadId!), (d) => d.length === 1, 20_000, 'reconciled draft');
     expect(draft!.inReplyTo).toBe(orphan.messageId);

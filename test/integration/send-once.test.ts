@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleThreadTurn } from '../../src/app/handle-thread-turn.ts';
-import { reconcile } from '../../src/app/reconcile.ts';
 import { openRuntime, type Runtime } from '../../src/app/runtime.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ingestRawMessage } from '../../src/ingest/ingest-message.ts';
@@ -81,7 +80,7 @@ afterAll(async () => {
 
 function ingest(subject: string) {
   return ingestRawMessage(
-    { sql: runtime.database.sql, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger, onReplyNeeded: (t) => runtime.queues().enqueueTurn(t) },
+    runtime.ingestDeps({ logger: silentLogger }),
     Buffer.from(customerEmail({ from: `customer-${randomBytes(3).toString('hex')}@example.com`, subject, body: `Question about ${subject}.` })),
     { kind: 'api' },
   );
@@ -99,14 +98,14 @@ describe('a reply is sent at most once', () => {
     expect(draft.status).toBe('sending');
 
     await deleteRedisPrefix(prefix); // what FLUSHALL does to our queues
-    const report = await reconcile(runtime);
+    const report = await runtime.pipeline().reconcile();
     expect(report.sends).toBe(0);
     // Even a duplicate job that reaches the outbox does not send a claimed draft again.
     expect(await sendDraft(runtime.outboxDeps(), draft.id)).toBe('claimed-elsewhere');
 
     hold.release();
     await waitFor(() => runtime.db.draft.findUniqueOrThrow({ where: { id: draft.id } }), (d) => d.status === 'sent', 20_000, 'sent');
-    await reconcile(runtime);
+    await runtime.pipeline().reconcile();
     expect(await sendDraft(runtime.outboxDeps(), draft.id)).toBe('already-sent');
     expect(copiesOf(draft.messageId)).toBe(1);
   });
@@ -126,7 +125,7 @@ describe('a reply is sent at most once', () => {
     pgProxy.restore();
 
     await waitFor(() => runtime.db.draft.findUniqueOrThrow({ where: { id: draft.id } }), (d) => d.status === 'sent', 60_000, 'sent after the outage');
-    await reconcile(runtime);
+    await runtime.pipeline().reconcile();
     expect(copiesOf(draft.messageId)).toBe(1);
   }, 90_000);
 
@@ -141,7 +140,7 @@ describe('a reply is sent at most once', () => {
     await runtime.db.draft.updateMany({ where: { id: { in: [a.id, b.id] } }, data: { status: 'sending', sendClaimedAt: longAgo } });
     await dovecot.append(SUPPORT, 'Sent', [`Message-ID: ${a.messageId}`, `From: ${SUPPORT}`, 'Subject: copy', '', 'the sent copy', ''].join('\r\n'));
 
-    const report = await reconcile(runtime);
+    const report = await runtime.pipeline().reconcile();
     expect(report).toMatchObject({ sendsFoundSent: 1, sendsUnknown: 1, sends: 0 });
     expect((await runtime.db.draft.findUniqueOrThrow({ where: { id: a.id } })).status).toBe('sent');
     const held = await runtime.db.draft.findUniqueOrThrow({ where: { id: b.id } });
@@ -157,7 +156,7 @@ describe('a reply is sent at most once', () => {
     const sender = createSmtpSender({ host: '127.0.0.1', port: proxy.port, secure: false, rejectUnauthorized: false, user: undefined, password: undefined });
     try {
       const ingested = await ingestRawMessage(
-        { sql: runtime.database.sql, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger },
+        runtime.ingestDeps({ logger: silentLogger, pipeline: null }),
         Buffer.from(customerEmail({ from: 'dropped@example.com', subject: 'connection dropped', body: 'Hello?' })),
         { kind: 'api' },
       );

@@ -92,17 +92,7 @@ async function startOn(
       return harness.workers;
     },
     ingest: (raw, ingestOptions = {}) =>
-      ingestRawMessage(
-        {
-          sql: runtime.database.sql,
-          mailbox: runtime.mailbox,
-          settings: runtime.ingest,
-          logger: silentLogger,
-          ...(ingestOptions.enqueue === false ? {} : { onReplyNeeded: (threadId: string) => runtime.queues().enqueueTurn(threadId) }),
-        },
-        Buffer.from(raw),
-        { kind: 'api' },
-      ),
+      ingestRawMessage(runtime.ingestDeps({ logger: silentLogger, ...(ingestOptions.enqueue === false ? { pipeline: null } : {}) }), Buffer.from(raw), { kind: 'api' }),
     close: async () => {
       await harness.workers?.close();
       await runtime.close();

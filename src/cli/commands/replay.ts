@@ -1,14 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ingestSettings } from '../../app/ingest-settings.ts';
-import { loadPolicyFile } from '../../app/policy-file.ts';
-import { createReplayStages } from '../../app/replay-pipeline.ts';
-import { createProvider } from '../../llm/create-provider.ts';
 import { createAppLogger } from '../../app/logging.ts';
 import { loadConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import { runReplay } from '../../ingest/replay.ts';
 import { normaliseAddress } from '../../mail/addresses.ts';
+import { runReplay } from '../../replay/run-replay.ts';
 
 export interface ReplayCommandOptions {
   report?: string;
@@ -21,15 +17,12 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
   if (!address) throw new AppError('USAGE', `--address: "${options.address}" is not an email address`);
   // A replay is a batch job: progress goes to stderr, so routine info logs would only drown it.
   const logger = createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config, 'replay');
-  const policy = await loadPolicyFile(config.memory.policyFile);
-  const provider = createProvider(config.llm, logger);
   let lastShown = 0;
   const report = await runReplay({
     inputs,
     address,
+    config,
     logger,
-    settings: (db) => ingestSettings(config, db.prisma, address),
-    stages: (context) => createReplayStages(context, config, provider, policy),
     progress: (done, total) => {
       const now = Date.now();
       if (done === total || now - lastShown > 2000) {

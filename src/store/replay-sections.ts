@@ -1,21 +1,12 @@
 /**
- * The replay report: a stable JSON interface for tests and tools (see README "Replay report").
+ * What a replay's report shows of the database (threads, profiles, drafts, model usage), read back
+ * in a stable order as plain records.
  */
-import type { SkipReason } from '../mail/classify.ts';
 import type { ThreadState } from '../memory/types.ts';
-import { jsonStringArray, type DbClient } from '../store/client.ts';
-import { threadStateOf } from '../store/turns.ts';
+import { jsonStringArray, type DbClient } from './client.ts';
+import { threadStateOf } from './turns.ts';
 
-export interface ReplayReport {
-  messages: Array<{
-    file: string;
-    messageId: string;
-    threadId: string | null;
-    entityId: string | null;
-    outcome: 'processed' | 'skipped';
-    skipReason: SkipReason | null;
-    text: string;
-  }>;
+export interface ReplaySections {
   threads: Array<{ threadId: string; entityId: string } & ThreadState>;
   profiles: Array<{
     entityId: string;
@@ -38,20 +29,10 @@ export interface ReplayReport {
     headers: { 'Message-ID': string; 'In-Reply-To': string | null; References: string };
   }>;
   llm: { calls: number; promptTokens: number; completionTokens: number; maxPromptTokens: number };
-  /** What went wrong, per message or thread; the replay goes on after each (the report is always written). */
-  failures: ReplayFailure[];
 }
 
-export interface ReplayFailure {
-  /** The .eml file being replayed when it happened. */
-  file: string | null;
-  threadId: string | null;
-  stage: 'read' | 'ingest' | 'turn' | 'promotion';
-  error: string;
-}
-
-/** Everything but `messages` and `llm`, read back from the database in a stable order. */
-export async function buildStoredSections(db: DbClient, mailboxId: string): Promise<Omit<ReplayReport, 'messages' | 'failures'>> {
+/** The report's database sections, read back in a stable order. */
+export async function loadReplaySections(db: DbClient, mailboxId: string): Promise<ReplaySections> {
   const threads = await db.thread.findMany({ where: { mailboxId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   const senders = await db.message.findMany({ where: { mailboxId, entityId: { not: null } }, distinct: ['entityId'], select: { entityId: true } });
   const entityIds = [...new Set([...threads.map((t) => t.entityId), ...senders.flatMap((m) => (m.entityId ? [m.entityId] : []))])];

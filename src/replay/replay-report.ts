@@ -1,0 +1,27 @@
+/**
+ * The replay report: a stable JSON interface for tests and tools (see README "Replay and its report").
+ */
+import type { SkipReason } from '../mail/classify.ts';
+import type { ReplaySections } from '../store/replay-sections.ts';
+
+export interface ReplayReport extends ReplaySections {
+  messages: Array<{
+    file: string;
+    messageId: string;
+    threadId: string | null;
+    entityId: string | null;
+    outcome: 'processed' | 'skipped';
+    skipReason: SkipReason | null;
+    text: string;
+  }>;
+  /** What went wrong, per message or thread; the replay goes on after each (the report is always written). */
+  failures: ReplayFailure[];
+}
+
+export interface ReplayFailure {
+  /** The .eml file being replayed when it happened. */
+  file: string | null;
+  threadId: string | null;
+  stage: 'read' | 'ingest' | 'turn' | 'promotion' | 'outbox';
+  error: string;
+}
