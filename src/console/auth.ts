@@ -119,7 +119,11 @@ export class SessionStore {
 
   /** Ends sessions that have expired, and the oldest beyond `maxSessions`. */
   private async prune(at: number): Promise<void> {
-    await pruneConsoleSessions(this.db, { idleBefore: new Date(at - this.idleMs), createdBefore: new Date(at - this.maxAgeMs), keep: this.maxSessions });
+    await pruneConsoleSessions(this.db, {
+      idleBefore: new Date(at - this.idleMs),
+      createdBefore: new Date(at - this.maxAgeMs),
+      keep: this.maxSessions,
+    });
   }
 }
 

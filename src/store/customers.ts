@@ -81,7 +81,14 @@ export async function listCustomers(db: DbClient, search: string | undefined, li
 export async function loadCustomer(db: DbClient, entityId: string): Promise<CustomerRecord | null> {
   const row = await db.entity.findUnique({
     where: { id: entityId },
-    select: { id: true, kind: true, key: true, name: true, createdAt: true, addresses: { orderBy: { address: 'asc' }, select: { address: true } } },
+    select: {
+      id: true,
+      kind: true,
+      key: true,
+      name: true,
+      createdAt: true,
+      addresses: { orderBy: { address: 'asc' }, select: { address: true } },
+    },
   });
   return row ? { ...row, addresses: row.addresses.map((a) => a.address) } : null;
 }

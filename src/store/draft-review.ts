@@ -4,8 +4,7 @@
  * still being a `draft`. Plain records in and out.
  */
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { DbClient } from './client.ts';
-import { jsonStringArray } from './client.ts';
+import { jsonStringArray, type DbClient } from './client.ts';
 import type { Db } from './database.ts';
 import type { DraftFlag } from './turns.ts';
 
@@ -84,7 +83,8 @@ type CardRow = Prisma.DraftGetPayload<{ select: typeof CARD_SELECT }>;
 export function draftFlags(value: unknown): DraftFlag[] {
   return (Array.isArray(value) ? value : []).flatMap((f: unknown) => {
     const flag = f as { rule?: unknown; excerpt?: unknown; reason?: unknown } | null;
-    return typeof flag?.rule === 'string' ? [{ rule: flag.rule, excerpt: String(flag.excerpt ?? ''), reason: String(flag.reason ?? '') }] : [];
+    if (typeof flag?.rule !== 'string') return [];
+    return [{ rule: flag.rule, excerpt: String(flag.excerpt ?? ''), reason: String(flag.reason ?? '') }];
   });
 }
 
@@ -115,7 +115,12 @@ function toCard(row: CardRow): DraftCard {
 
 /** Drafts waiting for review, newest first. */
 export async function draftsToReview(db: DbClient, limit: number): Promise<DraftCard[]> {
-  const rows = await db.draft.findMany({ where: { status: 'draft' }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit, select: CARD_SELECT });
+  const rows = await db.draft.findMany({
+    where: { status: 'draft' },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+    select: CARD_SELECT,
+  });
   return rows.map(toCard);
 }
 
@@ -135,7 +140,17 @@ export async function recentlyHandledDrafts(db: DbClient, limit: number): Promis
     where: { status: { not: 'draft' } },
     orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
     take: limit,
-    select: { id: true, threadId: true, toAddress: true, subject: true, status: true, sentAt: true, updatedAt: true, error: true, needsHuman: true },
+    select: {
+      id: true,
+      threadId: true,
+      toAddress: true,
+      subject: true,
+      status: true,
+      sentAt: true,
+      updatedAt: true,
+      error: true,
+      needsHuman: true,
+    },
   });
 }
 
@@ -164,7 +179,10 @@ export async function changeDraftUnderReview(db: Db, draftId: string, change: Re
   return db.$transaction(async (tx) => {
     const moved = await tx.draft.updateMany({
       where: { id: draftId, status: 'draft' },
-      data: { ...(change.status ? { status: change.status, error: null } : {}), ...(change.body === undefined ? {} : { body: change.body }) },
+      data: {
+        ...(change.status ? { status: change.status, error: null } : {}),
+        ...(change.body === undefined ? {} : { body: change.body }),
+      },
     });
     if (moved.count === 0) return false;
     const draft = await tx.draft.findUniqueOrThrow({ where: { id: draftId }, select: { mailboxId: true, messageId: true } });

@@ -48,7 +48,11 @@ export async function customerFacts(db: DbClient, entityId: string): Promise<Pro
 
 /** A customer's active facts, by key and oldest first within a key. */
 export async function activeFacts(db: DbClient, entityId: string): Promise<ProfileFactRecord[]> {
-  return db.profileFact.findMany({ where: { entityId, status: 'active' }, orderBy: [{ key: 'asc' }, { createdAt: 'asc' }], select: FACT_FIELDS });
+  return db.profileFact.findMany({
+    where: { entityId, status: 'active' },
+    orderBy: [{ key: 'asc' }, { createdAt: 'asc' }],
+    select: FACT_FIELDS,
+  });
 }
 
 export async function findFact(db: DbClient, factId: string): Promise<ProfileFactRecord | null> {

@@ -39,7 +39,12 @@ export async function mailboxStatuses(db: DbClient): Promise<MailboxStatus[]> {
   });
   return rows.map((m) => ({
     ...m,
-    checkpoints: m.checkpoints.map((cp) => ({ folder: cp.folder, lastUid: Number(cp.lastUid), uidValidity: Number(cp.uidValidity), updatedAt: cp.updatedAt })),
+    checkpoints: m.checkpoints.map((cp) => ({
+      folder: cp.folder,
+      lastUid: Number(cp.lastUid),
+      uidValidity: Number(cp.uidValidity),
+      updatedAt: cp.updatedAt,
+    })),
   }));
 }
 

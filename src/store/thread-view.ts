@@ -2,8 +2,7 @@
  * A thread as a reader sees it (the console's thread page, `support-agent thread`): its notes,
  * its customer and participants, every message, every turn, and a message's original bytes.
  */
-import type { DbClient } from './client.ts';
-import { jsonStringArray } from './client.ts';
+import { jsonStringArray, type DbClient } from './client.ts';
 
 export interface ThreadDetail {
   id: string;
@@ -122,7 +121,17 @@ export async function threadTurns(db: DbClient, threadId: string): Promise<Threa
   return db.turn.findMany({
     where: { threadId },
     orderBy: { startedAt: 'asc' },
-    select: { id: true, status: true, provider: true, model: true, prompt: true, promptTokens: true, completionTokens: true, error: true, startedAt: true },
+    select: {
+      id: true,
+      status: true,
+      provider: true,
+      model: true,
+      prompt: true,
+      promptTokens: true,
+      completionTokens: true,
+      error: true,
+      startedAt: true,
+    },
   });
 }
 
@@ -165,7 +174,14 @@ export async function loadRawMessage(db: DbClient, id: string): Promise<Buffer |
 }
 
 /** Our copies of messages named by RFC Message-ID (as facts name their source), with their threads. */
-export async function messagesByMessageId(db: DbClient, mailboxId: string, messageIds: readonly string[]): Promise<Array<{ id: string; threadId: string | null; messageId: string }>> {
+export async function messagesByMessageId(
+  db: DbClient,
+  mailboxId: string,
+  messageIds: readonly string[],
+): Promise<Array<{ id: string; threadId: string | null; messageId: string }>> {
   if (messageIds.length === 0) return [];
-  return db.message.findMany({ where: { mailboxId, messageId: { in: [...messageIds] } }, select: { id: true, threadId: true, messageId: true } });
+  return db.message.findMany({
+    where: { mailboxId, messageId: { in: [...messageIds] } },
+    select: { id: true, threadId: true, messageId: true },
+  });
 }

@@ -34,7 +34,11 @@ const print = (value: unknown) => process.stdout.write(typeof value === 'string'
 export function runProfile(ref: string): Promise<void> {
   return withRuntime(async ({ db }) => {
     const entity = await requireEntity(db, ref);
-    const [profile, customer, facts] = await Promise.all([loadProfile(db, entity.id), loadCustomer(db, entity.id), activeFacts(db, entity.id)]);
+    const [profile, customer, facts] = await Promise.all([
+      loadProfile(db, entity.id),
+      loadCustomer(db, entity.id),
+      activeFacts(db, entity.id),
+    ]);
     if (!profile || !customer) throw new AppError('NOT_FOUND', `no customer ${ref}`);
     print({
       ...renderProfileView(profile, new Date()),
@@ -56,7 +60,11 @@ export function runProfile(ref: string): Promise<void> {
 
 export function runThread(threadId: string): Promise<void> {
   return withRuntime(async ({ db }) => {
-    const [thread, messages, turns] = await Promise.all([loadThreadDetail(db, threadId), threadMessages(db, threadId), threadTurns(db, threadId)]);
+    const [thread, messages, turns] = await Promise.all([
+      loadThreadDetail(db, threadId),
+      threadMessages(db, threadId),
+      threadTurns(db, threadId),
+    ]);
     if (!thread) throw new AppError('NOT_FOUND', `no thread ${threadId}`);
     print({
       thread_id: thread.id,
