@@ -11,6 +11,7 @@ import { FACT_CATEGORIES, type FactCategory } from '../memory/types.ts';
 import type { DbClient } from '../store/client.ts';
 import type { Db } from '../store/database.ts';
 import { findEntity, type EntityRecord } from '../store/entities.ts';
+import { findFact, recordFactDeletion, recordTrustedFact } from '../store/facts.ts';
 
 export type TrustedOrigin = 'operator' | 'import';
 
@@ -45,80 +46,33 @@ export async function setTrustedFact(db: Db, policy: PromotionPolicy, entityId: 
   if (!value || value.length > 500) throw new AppError('INPUT_INVALID', `the value for ${key} must be 1-500 characters`);
   const category = categoryFor(policy, key, input.category);
   const factId = newId('f');
-  const decisionId = newId('pd');
-  await db.$transaction(async (tx) => {
-    const current = await tx.profileFact.findMany({ where: { entityId, key, status: 'active' }, select: { id: true } });
-    await tx.profileFact.create({
-      data: {
-        id: factId,
-        entityId,
-        key,
-        value,
-        category,
-        confidence: 1,
-        origin: input.origin,
-        evidence: `set by ${input.actor}`,
-        createdAt: now,
-        expiresAt: input.expiresAt ?? null,
-        decisionId,
-      },
-    });
-    if (current.length > 0) {
-      await tx.profileFact.updateMany({
-        where: { id: { in: current.map((f) => f.id) } },
-        data: { status: 'superseded', validUntil: now, supersededById: factId },
-      });
-    }
-    await tx.promotionDecision.create({
-      data: {
-        id: decisionId,
-        entityId,
-        origin: input.origin,
-        key,
-        value,
-        category,
-        confidence: 1,
-        explicit: true,
-        evidence: `set by ${input.actor}`,
-        accepted: true,
-        rule: input.origin === 'import' ? 'trusted-import' : 'operator-set',
-        reason: current.length > 0 ? `replaces ${current.length} earlier value(s)` : 'set by a trusted source',
-        factId,
-        createdAt: now,
-      },
-    });
+  await recordTrustedFact(db, {
+    factId,
+    decisionId: newId('pd'),
+    entityId,
+    key,
+    value,
+    category,
+    expiresAt: input.expiresAt ?? null,
+    origin: input.origin,
+    rule: input.origin === 'import' ? 'trusted-import' : 'operator-set',
+    reason: (replaced) => (replaced > 0 ? `replaces ${replaced} earlier value(s)` : 'set by a trusted source'),
+    evidence: `set by ${input.actor}`,
+    now,
   });
   return factId;
 }
 
 /** Removes a fact from the profile (kept as history with the time it stopped being valid). */
 export async function deleteFact(db: Db, factId: string, actor: string, now = new Date()): Promise<void> {
-  const fact = await db.profileFact.findUnique({ where: { id: factId } });
+  const fact = await findFact(db, factId);
   if (!fact || fact.status !== 'active') throw new AppError('NOT_FOUND', `no active fact ${factId}`);
-  await db.$transaction([
-    db.profileFact.update({ where: { id: factId }, data: { status: 'deleted', validUntil: now } }),
-    db.promotionDecision.create({
-      data: {
-        id: newId('pd'),
-        entityId: fact.entityId,
-        origin: 'operator',
-        key: fact.key,
-        value: fact.value,
-        category: fact.category,
-        confidence: fact.confidence,
-        accepted: false,
-        rule: 'operator-delete',
-        reason: `deleted by ${actor}`,
-        factId,
-        createdAt: now,
-      },
-    }),
-  ]);
+  await recordFactDeletion(db, fact, { id: newId('pd'), rule: 'operator-delete', reason: `deleted by ${actor}` }, now);
 }
 
 /** Corrects a fact's value: the old one is superseded, the new one is an operator fact. */
 export async function correctFact(db: Db, policy: PromotionPolicy, factId: string, value: string, actor: string, now = new Date()): Promise<string> {
-  const fact = await db.profileFact.findUnique({ where: { id: factId } });
+  const fact = await findFact(db, factId);
   if (!fact || fact.status !== 'active') throw new AppError('NOT_FOUND', `no active fact ${factId}`);
   return setTrustedFact(db, policy, fact.entityId, { key: fact.key, value, category: fact.category, expiresAt: fact.expiresAt, origin: 'operator', actor }, now);
 }

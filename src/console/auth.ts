@@ -6,6 +6,13 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import {
+  deleteConsoleSession,
+  findConsoleSession,
+  insertConsoleSession,
+  pruneConsoleSessions,
+  touchConsoleSession,
+} from '../store/console-sessions.ts';
 import type { Db } from '../store/database.ts';
 import type { ConsoleEnv, Session } from './context.ts';
 
@@ -77,14 +84,12 @@ export class SessionStore {
   async create(): Promise<Session> {
     const at = this.now();
     const session: Session = { id: newToken(), csrfToken: newToken(), createdAt: at, lastSeenAt: at };
-    await this.db.consoleSession.create({
-      data: {
-        tokenHash: hashToken(session.id),
-        csrfToken: session.csrfToken,
-        passwordCheck: passwordCheck(this.password, session.id),
-        createdAt: new Date(at),
-        lastSeenAt: new Date(at),
-      },
+    await insertConsoleSession(this.db, {
+      tokenHash: hashToken(session.id),
+      csrfToken: session.csrfToken,
+      passwordCheck: passwordCheck(this.password, session.id),
+      createdAt: new Date(at),
+      lastSeenAt: new Date(at),
     });
     await this.prune(at);
     return session;
@@ -93,32 +98,32 @@ export class SessionStore {
   async get(id: string | undefined): Promise<Session | null> {
     if (!id) return null;
     const tokenHash = hashToken(id);
-    const row = await this.db.consoleSession.findUnique({ where: { tokenHash } });
+    const row = await findConsoleSession(this.db, tokenHash);
     if (!row) return null;
     const session: Session = { id, csrfToken: row.csrfToken, createdAt: row.createdAt.getTime(), lastSeenAt: row.lastSeenAt.getTime() };
     const at = this.now();
     if (sessionExpired(session, at, this.idleMs, this.maxAgeMs) || !tokensMatch(row.passwordCheck, passwordCheck(this.password, id))) {
-      await this.db.consoleSession.deleteMany({ where: { tokenHash } });
+      await deleteConsoleSession(this.db, tokenHash);
       return null;
     }
     if (at - session.lastSeenAt >= TOUCH_EVERY_MS) {
-      await this.db.consoleSession.updateMany({ where: { tokenHash }, data: { lastSeenAt: new Date(at) } });
+      await touchConsoleSession(this.db, tokenHash, new Date(at));
       session.lastSeenAt = at;
     }
     return session;
   }
 
   async destroy(id: string | undefined): Promise<void> {
-    if (id) await this.db.consoleSession.deleteMany({ where: { tokenHash: hashToken(id) } });
+    if (id) await deleteConsoleSession(this.db, hashToken(id));
   }
 
   /** Ends sessions that have expired, and the oldest beyond `maxSessions`. */
   private async prune(at: number): Promise<void> {
-    await this.db.consoleSession.deleteMany({
-      where: { OR: [{ lastSeenAt: { lt: new Date(at - this.idleMs) } }, { createdAt: { lt: new Date(at - this.maxAgeMs) } }] },
+    await pruneConsoleSessions(this.db, {
+      idleBefore: new Date(at - this.idleMs),
+      createdBefore: new Date(at - this.maxAgeMs),
+      keep: this.maxSessions,
     });
-    const surplus = await this.db.consoleSession.findMany({ orderBy: { createdAt: 'desc' }, skip: this.maxSessions, select: { tokenHash: true } });
-    if (surplus.length > 0) await this.db.consoleSession.deleteMany({ where: { tokenHash: { in: surplus.map((r) => r.tokenHash) } } });
   }
 }
 

@@ -6,40 +6,12 @@
 import type { Runtime } from '../app/runtime.ts';
 import { describeError } from '../errors.ts';
 import { clearHandoff, settleUnknownSend } from '../store/attention.ts';
+import { changeDraftUnderReview, draftExists } from '../store/draft-review.ts';
 
 export type DraftActionResult = 'done' | 'not-a-draft' | 'not-found' | 'smtp-missing';
 
 async function missingOrHandled(runtime: Runtime, draftId: string): Promise<'not-a-draft' | 'not-found'> {
-  const exists = await runtime.db.draft.count({ where: { id: draftId } });
-  return exists > 0 ? 'not-a-draft' : 'not-found';
-}
-
-interface Change {
-  status?: 'queued' | 'discarded';
-  body?: string;
-}
-
-/**
- * Applies a change only while the draft is still a `draft`, together with the agent's outbound
- * message row, which mirrors its draft so the thread view shows what was (or will be) sent.
- */
-async function changeDraft(runtime: Runtime, draftId: string, change: Change): Promise<boolean> {
-  return runtime.db.$transaction(async (tx) => {
-    const moved = await tx.draft.updateMany({
-      where: { id: draftId, status: 'draft' },
-      data: { ...(change.status ? { status: change.status, error: null } : {}), ...(change.body === undefined ? {} : { body: change.body }) },
-    });
-    if (moved.count === 0) return false;
-    const draft = await tx.draft.findUniqueOrThrow({ where: { id: draftId }, select: { mailboxId: true, messageId: true } });
-    await tx.message.updateMany({
-      where: { mailboxId: draft.mailboxId, messageId: draft.messageId, direction: 'outbound' },
-      data: {
-        ...(change.status ? { status: change.status } : {}),
-        ...(change.body === undefined ? {} : { bodyText: change.body, extractedText: change.body }),
-      },
-    });
-    return true;
-  });
+  return (await draftExists(runtime.db, draftId)) ? 'not-a-draft' : 'not-found';
 }
 
 /**
@@ -60,7 +32,7 @@ async function enqueueSend(runtime: Runtime, draftId: string): Promise<void> {
  */
 export async function approveDraft(runtime: Runtime, draftId: string): Promise<DraftActionResult> {
   if (!runtime.config.smtp.host) return 'smtp-missing';
-  if (!(await changeDraft(runtime, draftId, { status: 'queued' }))) return missingOrHandled(runtime, draftId);
+  if (!(await changeDraftUnderReview(runtime.db, draftId, { status: 'queued' }))) return missingOrHandled(runtime, draftId);
   await enqueueSend(runtime, draftId);
   runtime.logger.info('draft approved in the console', { draftId });
   return 'done';
@@ -68,7 +40,7 @@ export async function approveDraft(runtime: Runtime, draftId: string): Promise<D
 
 /** Replaces the body while the draft is still under review. */
 export async function editDraft(runtime: Runtime, draftId: string, body: string): Promise<DraftActionResult> {
-  if (!(await changeDraft(runtime, draftId, { body }))) return missingOrHandled(runtime, draftId);
+  if (!(await changeDraftUnderReview(runtime.db, draftId, { body }))) return missingOrHandled(runtime, draftId);
   runtime.logger.info('draft edited in the console', { draftId });
   return 'done';
 }
@@ -76,14 +48,14 @@ export async function editDraft(runtime: Runtime, draftId: string, body: string)
 /** The edit and the approval in one step, so nothing can slip in between. */
 export async function editAndSendDraft(runtime: Runtime, draftId: string, body: string): Promise<DraftActionResult> {
   if (!runtime.config.smtp.host) return 'smtp-missing';
-  if (!(await changeDraft(runtime, draftId, { body, status: 'queued' }))) return missingOrHandled(runtime, draftId);
+  if (!(await changeDraftUnderReview(runtime.db, draftId, { body, status: 'queued' }))) return missingOrHandled(runtime, draftId);
   await enqueueSend(runtime, draftId);
   runtime.logger.info('draft edited and approved in the console', { draftId });
   return 'done';
 }
 
 export async function discardDraft(runtime: Runtime, draftId: string): Promise<DraftActionResult> {
-  if (!(await changeDraft(runtime, draftId, { status: 'discarded' }))) return missingOrHandled(runtime, draftId);
+  if (!(await changeDraftUnderReview(runtime.db, draftId, { status: 'discarded' }))) return missingOrHandled(runtime, draftId);
   runtime.logger.info('draft discarded in the console', { draftId });
   return 'done';
 }

@@ -2,6 +2,7 @@ import type { EntityKind } from '../mail/addresses.ts';
 import { resolveEntityFrom } from '../mail/entity-resolution.ts';
 import { newId } from '../ids.ts';
 import type { DbClient } from './client.ts';
+import type { Db } from './database.ts';
 import { isUniqueViolation } from './client.ts';
 
 export interface EntityRecord {
@@ -55,4 +56,33 @@ export async function resolveEntity(
   }
   if (plan.rename) await db.entity.update({ where: { id: entity.id }, data: { name: plan.entity.name } });
   return entity;
+}
+
+/**
+ * Gives an address to an entity, in one transaction. When the address belonged to another
+ * entity that has no address left, that entity's threads, messages, participations, facts,
+ * decisions and commitments become the target's and the empty entity goes: its id is returned.
+ */
+export async function moveAddressToEntity(db: Db, address: string, targetEntityId: string): Promise<{ merged: string | null }> {
+  return db.$transaction(async (tx) => {
+    const existing = await tx.entityAddress.findUnique({ where: { address }, select: { entityId: true } });
+    if (existing?.entityId === targetEntityId) return { merged: null };
+    if (!existing) {
+      await tx.entityAddress.create({ data: { id: newId('ea'), entityId: targetEntityId, address } });
+      return { merged: null };
+    }
+    const source = existing.entityId;
+    await tx.entityAddress.update({ where: { address }, data: { entityId: targetEntityId } });
+    const remaining = await tx.entityAddress.count({ where: { entityId: source } });
+    if (remaining > 0) return { merged: null };
+    const move = { where: { entityId: source }, data: { entityId: targetEntityId } };
+    await tx.thread.updateMany(move);
+    await tx.message.updateMany(move);
+    await tx.threadParticipant.updateMany(move);
+    await tx.profileFact.updateMany(move);
+    await tx.promotionDecision.updateMany(move);
+    await tx.commitment.updateMany(move);
+    await tx.entity.delete({ where: { id: source } });
+    return { merged: source };
+  });
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SessionStore, sessionExpired } from '../../src/console/auth.ts';
 import { openMemoryDatabase, type Database } from '../../src/store/database.ts';
 import { applyMigrations } from '../../src/store/migrator.ts';
+import { createMigratedDatabase } from '../support/postgres.ts';
 
 let database: Database;
 let now = 0;
@@ -101,5 +102,44 @@ describe('console sessions', () => {
     expect(await lastSeen()).toBe(now);
     now += 100_000;
     expect(await sessions.get(session.id)).not.toBeNull();
+  });
+});
+
+describe.each([
+  ['embedded PGlite', async () => {
+    const db = await openMemoryDatabase();
+    await applyMigrations(db.adapterFactory);
+    return { database: db, cleanup: () => db.close() };
+  }],
+  ['PostgreSQL', createMigratedDatabase],
+])('pruning on %s', (_name, open) => {
+  let db: Database;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    ({ database: db, cleanup } = await open());
+  }, 60_000);
+  afterAll(async () => {
+    await cleanup?.();
+  });
+
+  it('a new login ends idle sessions, then keeps the newest live ones up to the cap', async () => {
+    now = Date.UTC(2026, 10, 29, 9, 0, 0);
+    const sessions = new SessionStore(db.prisma, 'pw', { now: clock, idleMs: 100_000, maxSessions: 2 });
+    const older = await sessions.create();
+    now += 50_000;
+    const idle = await sessions.create();
+    now += 50_000;
+    expect(await sessions.get(older.id)).not.toBeNull();
+    now += 70_000;
+    // `idle` was last seen 120 s ago: it ends, and does not take one of the two places from `older`.
+    const newest = await sessions.create();
+    expect(await db.prisma.consoleSession.count()).toBe(2);
+    expect(await sessions.get(older.id)).not.toBeNull();
+    expect(await sessions.get(newest.id)).not.toBeNull();
+    expect(await sessions.get(idle.id)).toBeNull();
+    now += 1_000;
+    await sessions.create();
+    expect(await sessions.get(older.id)).toBeNull();
+    expect(await db.prisma.consoleSession.count()).toBe(2);
   });
 });

@@ -86,12 +86,30 @@ describe('trusted facts', () => {
     await expect(importFacts(h.runtime.db, h.runtime.policy, { mode: 'address' }, path.join(dir, 'bad.csv'))).rejects.toThrow(/"not-an-address" is not an email address/);
   });
 
+  it("a trusted value replaces the key's current one for that customer only, and the trail says what it replaced", async () => {
+    const eve = (await findEntity(h.runtime.db, 'eve@hooli.example'))!;
+    const dana = (await findEntity(h.runtime.db, 'dana@umbrella.example'))!;
+    const before = await h.runtime.db.profileFact.findFirstOrThrow({ where: { entityId: eve.id, key: 'account_tier', status: 'active' } });
+    const at = new Date('2026-12-02T10:00:00.000Z');
+    const factId = await setTrustedFact(h.runtime.db, h.runtime.policy, eve.id, { key: 'Account Tier', value: ' gold  plus ', origin: 'operator', actor: 'test' }, at);
+    expect(await h.runtime.db.profileFact.findUniqueOrThrow({ where: { id: before.id } })).toMatchObject({ status: 'superseded', validUntil: at, supersededById: factId });
+    expect(await activeFacts(eve.id)).toEqual([{ key: 'account_tier', value: 'gold plus', origin: 'operator' }]);
+    expect(await activeFacts(dana.id)).toContainEqual({ key: 'account_tier', value: 'gold', origin: 'import' });
+    const decision = await h.runtime.db.promotionDecision.findFirstOrThrow({ where: { factId } });
+    expect(decision).toMatchObject({ origin: 'operator', rule: 'operator-set', accepted: true, reason: 'replaces 1 earlier value(s)', evidence: 'set by test', createdAt: at });
+    const fresh = await setTrustedFact(h.runtime.db, h.runtime.policy, eve.id, { key: 'renewal_month', value: 'march', origin: 'import', actor: 'import x.csv' }, at);
+    expect(await h.runtime.db.promotionDecision.findFirstOrThrow({ where: { factId: fresh } })).toMatchObject({ rule: 'trusted-import', reason: 'set by a trusted source' });
+    await expect(setTrustedFact(h.runtime.db, h.runtime.policy, eve.id, { key: '!!', value: 'x', origin: 'operator', actor: 'test' })).rejects.toThrow(/not a usable fact key/);
+  });
+
   it('a deleted fact is history, not profile', async () => {
     const dana = await findEntity(h.runtime.db, 'dana@umbrella.example');
     const fact = await h.runtime.db.profileFact.findFirstOrThrow({ where: { entityId: dana!.id, key: 'plan', status: 'active' } });
     await deleteFact(h.runtime.db, fact.id, 'test');
     expect((await activeFacts(dana!.id)).map((f) => f.key)).not.toContain('plan');
     expect(await h.runtime.db.profileFact.findUniqueOrThrow({ where: { id: fact.id } })).toMatchObject({ status: 'deleted' });
+    expect(await h.runtime.db.promotionDecision.findFirstOrThrow({ where: { factId: fact.id, rule: 'operator-delete' } })).toMatchObject({ accepted: false, reason: 'deleted by test' });
+    await expect(deleteFact(h.runtime.db, fact.id, 'test')).rejects.toThrow(/no active fact/);
   });
 });
 

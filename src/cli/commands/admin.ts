@@ -13,8 +13,11 @@ import { loadConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { normaliseAddress } from '../../mail/addresses.ts';
 import { renderProfileView } from '../../memory/profile-view.ts';
-import { jsonStringArray } from '../../store/client.ts';
+import { loadCustomer } from '../../store/customers.ts';
+import { listDecisions } from '../../store/decision-trail.ts';
+import { activeFacts } from '../../store/facts.ts';
 import { loadProfile } from '../../store/profiles.ts';
+import { loadThreadDetail, threadMessages, threadTurns } from '../../store/thread-view.ts';
 
 async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -31,13 +34,15 @@ const print = (value: unknown) => process.stdout.write(typeof value === 'string'
 export function runProfile(ref: string): Promise<void> {
   return withRuntime(async ({ db }) => {
     const entity = await requireEntity(db, ref);
-    const profile = await loadProfile(db, entity.id);
-    if (!profile) throw new AppError('NOT_FOUND', `no customer ${ref}`);
-    const addresses = await db.entityAddress.findMany({ where: { entityId: entity.id }, orderBy: { address: 'asc' } });
-    const facts = await db.profileFact.findMany({ where: { entityId: entity.id, status: 'active' }, orderBy: { key: 'asc' } });
+    const [profile, customer, facts] = await Promise.all([
+      loadProfile(db, entity.id),
+      loadCustomer(db, entity.id),
+      activeFacts(db, entity.id),
+    ]);
+    if (!profile || !customer) throw new AppError('NOT_FOUND', `no customer ${ref}`);
     print({
       ...renderProfileView(profile, new Date()),
-      addresses: addresses.map((a) => a.address),
+      addresses: customer.addresses,
       facts: facts.map((f) => ({
         key: f.key,
         value: f.value,
@@ -55,23 +60,25 @@ export function runProfile(ref: string): Promise<void> {
 
 export function runThread(threadId: string): Promise<void> {
   return withRuntime(async ({ db }) => {
-    const thread = await db.thread.findUnique({ where: { id: threadId }, include: { participants: true } });
+    const [thread, messages, turns] = await Promise.all([
+      loadThreadDetail(db, threadId),
+      threadMessages(db, threadId),
+      threadTurns(db, threadId),
+    ]);
     if (!thread) throw new AppError('NOT_FOUND', `no thread ${threadId}`);
-    const messages = await db.message.findMany({ where: { threadId }, orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }] });
-    const turns = await db.turn.findMany({ where: { threadId }, orderBy: { startedAt: 'asc' } });
     print({
       thread_id: thread.id,
       entity_id: thread.entityId,
       subject: thread.subject,
       status: thread.status,
       summary: thread.summary,
-      open_items: jsonStringArray(thread.openItems),
+      open_items: thread.openItems,
       current_intent: thread.currentIntent,
-      tags: jsonStringArray(thread.tags),
+      tags: thread.tags,
       topic: thread.topic,
       last_message_at: thread.lastMessageAt.toISOString(),
       linked_thread_id: thread.linkedThreadId,
-      participants: thread.participants.map((p) => p.address),
+      participants: thread.participants,
       messages: messages.map((m) => ({
         id: m.id,
         message_id: m.messageId,
@@ -90,11 +97,7 @@ export function runThread(threadId: string): Promise<void> {
 export function runWhy(ref: string, key: string | undefined): Promise<void> {
   return withRuntime(async ({ db }) => {
     const entity = await requireEntity(db, ref);
-    const decisions = await db.promotionDecision.findMany({
-      where: { entityId: entity.id, ...(key ? { key } : {}) },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      include: { run: { select: { threadId: true, trigger: true } } },
-    });
+    const decisions = await listDecisions(db, entity.id, { key, order: 'oldest-first' });
     if (decisions.length === 0) {
       print(key ? `No decisions about ${key} for ${entity.id}.` : `No decisions recorded for ${entity.id}.`);
       return;

@@ -3,34 +3,18 @@
  * into a profile when no draft links to it.
  */
 import { z } from 'zod';
+import { listCustomers } from '../../store/customers.ts';
 import type { ConsoleContext } from '../context.ts';
 import { readQuery } from '../forms.ts';
 import { html, time } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
 
+const LIMIT = 100;
 const query = z.object({ q: z.string().trim().max(200).optional() }).loose();
 
 export async function customersPage(c: ConsoleContext): Promise<Response> {
   const { q } = readQuery(c, query);
-  const { db } = c.get('runtime');
-  const search = q
-    ? {
-        OR: [
-          { key: { contains: q, mode: 'insensitive' as const } },
-          { name: { contains: q, mode: 'insensitive' as const } },
-          { addresses: { some: { address: { contains: q.toLowerCase() } } } },
-        ],
-      }
-    : {};
-  const customers = await db.entity.findMany({
-    where: search,
-    orderBy: [{ updatedAt: 'desc' }, { id: 'asc' }],
-    take: 100,
-    include: {
-      addresses: { select: { address: true }, orderBy: { address: 'asc' } },
-      _count: { select: { threads: true, facts: { where: { status: 'active' } } } },
-    },
-  });
+  const customers = await listCustomers(c.get('runtime').db, q, LIMIT);
   const body = html`
 <h1>Customers</h1>
 <form method="get" action="/customers" role="search" class="inline-form">
@@ -46,8 +30,8 @@ ${customers.length === 0
   <tbody>${customers.map(
     (e) => html`<tr>
       <td><a href="/customers/${e.id}">${e.name ?? e.key}</a>${e.kind === 'domain' ? html` <span class="badge">domain</span>` : ''}</td>
-      <td>${e.addresses.map((a) => a.address).join(', ')}</td>
-      <td>${e._count.threads}</td><td>${e._count.facts}</td><td>${time(e.updatedAt)}</td>
+      <td>${e.addresses.join(', ')}</td>
+      <td>${e.threadCount}</td><td>${e.activeFactCount}</td><td>${time(e.updatedAt)}</td>
     </tr>`,
   )}</tbody></table></div>`}`;
   return c.html(renderPage({ title: 'Customers', section: 'customers', session: c.get('session'), notice: readNotice(c), body }));

@@ -4,47 +4,23 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
-import type { Prisma } from '../../generated/prisma/client.ts';
-import { jsonStringArray } from '../../store/client.ts';
 import type { ConsoleContext, Session } from '../context.ts';
 import { csrfField } from '../csrf.ts';
 import { approveDraft, discardDraft, editAndSendDraft, editDraft, settleSend, takeOverThread, type DraftActionResult } from '../draft-actions.ts';
 import { handedOffThreads, unknownSends, type HandedOffThread, type UnknownSend } from '../../store/attention.ts';
+import { countDraftsToReview, draftsToReview, draftThreadId, recentlyHandledDrafts, type DraftCard } from '../../store/draft-review.ts';
+import type { DraftFlag } from '../../store/turns.ts';
 import { formText, readForm, readParam } from '../forms.ts';
 import { heading, html, list, mailText, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage, type NoticeCode } from '../layout.ts';
 
 const PAGE_SIZE = 50;
-
-/** What a draft card shows; loaded by this page and the thread page alike. */
-export const draftCardInclude = {
-  thread: {
-    select: {
-      id: true,
-      summary: true,
-      openItems: true,
-      currentIntent: true,
-      tags: true,
-      entity: { select: { id: true, name: true, key: true } },
-    },
-  },
-  turn: {
-    select: {
-      messages: {
-        where: { direction: 'inbound' },
-        orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }],
-        select: { id: true, fromAddress: true, fromName: true, extractedText: true },
-      },
-    },
-  },
-} satisfies Prisma.DraftInclude;
-
-export type DraftCardData = Prisma.DraftGetPayload<{ include: typeof draftCardInclude }>;
+const HANDLED_SIZE = 20;
 
 export type ReturnTo = 'drafts' | 'thread';
 
-function customerLabel(entity: DraftCardData['thread']['entity'], address: string): string {
-  return entity.name ? `${entity.name} <${address}>` : address;
+function customerLabel(customer: DraftCard['thread']['customer'], address: string): string {
+  return customer.name ? `${customer.name} <${address}>` : address;
 }
 
 function statusBadge(status: string): SafeHtml {
@@ -52,7 +28,7 @@ function statusBadge(status: string): SafeHtml {
   return html`<span class="badge ${tone}">${status}</span>`;
 }
 
-function draftActions(draft: DraftCardData, session: Session, returnTo: ReturnTo, canSend: boolean): SafeHtml {
+function draftActions(draft: DraftCard, session: Session, returnTo: ReturnTo, canSend: boolean): SafeHtml {
   const titleId = `draft-${draft.id}-title`;
   const hidden = html`${csrfField(session)}<input type="hidden" name="from" value="${returnTo}">`;
   return html`
@@ -80,11 +56,7 @@ ${draft.body}</textarea>
 }
 
 /** Why the draft needs a person (the outbound guard's findings and similar). */
-function flagList(value: unknown): SafeHtml {
-  const flags = (Array.isArray(value) ? value : []).flatMap((f: unknown) => {
-    const flag = f as { rule?: unknown; excerpt?: unknown; reason?: unknown };
-    return typeof flag?.rule === 'string' ? [{ rule: flag.rule, excerpt: String(flag.excerpt ?? ''), reason: String(flag.reason ?? '') }] : [];
-  });
+function flagList(flags: readonly DraftFlag[]): SafeHtml {
   if (flags.length === 0) return html``;
   return html`<div class="notice notice-warning"><p>Why a person should look:</p><ul>${flags.map(
     (f) => html`<li><strong>${f.rule}</strong>: ${f.reason}${f.excerpt ? html` (“${f.excerpt}”)` : ''}</li>`,
@@ -124,17 +96,17 @@ function handedOffSection(threads: HandedOffThread[], session: Session): SafeHtm
 }
 
 /** One draft beside its context; actions only while it is still a draft. */
-export function draftCard(draft: DraftCardData, session: Session, returnTo: ReturnTo, canSend: boolean, headingLevel: 2 | 3 = 2): SafeHtml {
+export function draftCard(draft: DraftCard, session: Session, returnTo: ReturnTo, canSend: boolean, headingLevel: 2 | 3 = 2): SafeHtml {
   const titleId = `draft-${draft.id}-title`;
   const { thread } = draft;
   const sub = headingLevel === 2 ? 3 : 4;
-  const tags = jsonStringArray(thread.tags);
+  const { tags } = thread;
   return html`
 <article class="card${draft.needsHuman ? ' needs-human' : ''}" id="draft-${draft.id}" aria-labelledby="${titleId}">
   ${heading(headingLevel, draft.subject, titleId)}
   <p>
     ${draft.needsHuman ? html`<span class="badge badge-human">Needs a human</span> ` : ''}${statusBadge(draft.status)}
-    To <a href="/customers/${thread.entity.id}">${customerLabel(thread.entity, draft.toAddress)}</a>
+    To <a href="/customers/${thread.customer.id}">${customerLabel(thread.customer, draft.toAddress)}</a>
     · drafted ${time(draft.createdAt)}${draft.sentAt ? html` · sent ${time(draft.sentAt)}` : ''}
     ${returnTo === 'drafts' ? html`· <a href="/threads/${thread.id}" aria-describedby="${titleId}">Open thread</a>` : ''}
   </p>
@@ -148,13 +120,13 @@ export function draftCard(draft: DraftCardData, session: Session, returnTo: Retu
     </section>
     <aside class="context" aria-label="Thread context">
       ${heading(sub, 'Customer wrote')}
-      ${draft.turn.messages.length === 0
+      ${draft.customerWrote.length === 0
         ? html`<p class="muted">No message recorded for this turn.</p>`
-        : draft.turn.messages.map((m) => mailText(m.extractedText))}
+        : draft.customerWrote.map((m) => mailText(m.text))}
       ${heading(sub, 'Thread summary')}
       ${thread.summary ? html`<p>${thread.summary}</p>` : html`<p class="muted">none yet</p>`}
       ${heading(sub, 'Open items')}
-      ${list(jsonStringArray(thread.openItems))}
+      ${list(thread.openItems)}
       <p>Intent: ${thread.currentIntent || html`<span class="muted">unknown</span>`}${tags.length ? html` · Tags: ${tags.join(', ')}` : ''}</p>
     </aside>
   </div>
@@ -167,14 +139,9 @@ export async function draftsPage(c: ConsoleContext): Promise<Response> {
   const [unknown, handedOff, drafts, waiting, handled] = await Promise.all([
     unknownSends(db),
     handedOffThreads(db),
-    db.draft.findMany({ where: { status: 'draft' }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: PAGE_SIZE, include: draftCardInclude }),
-    db.draft.count({ where: { status: 'draft' } }),
-    db.draft.findMany({
-      where: { status: { not: 'draft' } },
-      orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
-      take: 20,
-      select: { id: true, threadId: true, toAddress: true, subject: true, status: true, sentAt: true, updatedAt: true, error: true, needsHuman: true },
-    }),
+    draftsToReview(db, PAGE_SIZE),
+    countDraftsToReview(db),
+    recentlyHandledDrafts(db, HANDLED_SIZE),
   ]);
   const canSend = Boolean(runtime.config.smtp.host);
   const session = c.get('session');
@@ -219,8 +186,8 @@ async function afterAction(c: ConsoleContext, draftId: string, result: DraftActi
   if (result === 'not-found') throw new AppError('NOT_FOUND', 'that draft no longer exists');
   const notice = result === 'done' ? done : OUTCOME[result];
   if (returnTo === 'thread') {
-    const draft = await c.get('runtime').db.draft.findUnique({ where: { id: draftId }, select: { threadId: true } });
-    if (draft) return c.redirect(`/threads/${draft.threadId}?notice=${notice}#draft-${draftId}`, 303);
+    const threadId = await draftThreadId(c.get('runtime').db, draftId);
+    if (threadId) return c.redirect(`/threads/${threadId}?notice=${notice}#draft-${draftId}`, 303);
   }
   return c.redirect(`/drafts?notice=${notice}`, 303);
 }

@@ -4,8 +4,8 @@
  * the job-level detail.
  */
 import type { Queue } from 'bullmq';
-import { z } from 'zod';
 import { describeError } from '../../errors.ts';
+import { draftStatusCounts, llmUsageByDay, mailboxStatuses } from '../../store/health.ts';
 import type { ConsoleContext } from '../context.ts';
 import { html, time, type SafeHtml } from '../html.ts';
 import { renderPage } from '../layout.ts';
@@ -45,15 +45,6 @@ async function queueHealth(queue: Queue): Promise<QueueHealth> {
   };
 }
 
-const usageRow = z.object({
-  day: z.string(),
-  purpose: z.string(),
-  calls: z.coerce.number(),
-  failed: z.coerce.number(),
-  prompt: z.coerce.number(),
-  completion: z.coerce.number(),
-});
-
 function queuesSection(queues: QueueHealth[] | string): SafeHtml {
   if (typeof queues === 'string') return html`<p class="notice notice-error" role="alert">Queues unavailable: ${queues}</p>`;
   return html`<div class="table-wrap"><table>
@@ -81,18 +72,12 @@ export async function healthPage(c: ConsoleContext): Promise<Response> {
       return describeError(error);
     }
   })();
-  const [queues, mailboxes, draftStatuses, usageRaw] = await Promise.all([
+  const [queues, mailboxes, draftStatuses, usage] = await Promise.all([
     queuesPromise,
-    db.mailbox.findMany({ orderBy: { address: 'asc' }, include: { checkpoints: { orderBy: { folder: 'asc' } } } }),
-    db.draft.groupBy({ by: ['status'], _count: { _all: true }, orderBy: { status: 'asc' } }),
-    db.$queryRaw`
-      SELECT to_char(date_trunc('day', "createdAt"), 'YYYY-MM-DD') AS day, purpose,
-             count(*) AS calls, count(*) FILTER (WHERE NOT ok) AS failed,
-             coalesce(sum("promptTokens"), 0) AS prompt, coalesce(sum("completionTokens"), 0) AS completion
-      FROM "LlmCall" WHERE "createdAt" >= ${since}
-      GROUP BY 1, 2 ORDER BY 1 DESC, 2`,
+    mailboxStatuses(db),
+    draftStatusCounts(db),
+    llmUsageByDay(db, since),
   ]);
-  const usage = z.array(usageRow).parse(usageRaw);
 
   const body = html`
 <h1>Health</h1>
@@ -122,7 +107,7 @@ export async function healthPage(c: ConsoleContext): Promise<Response> {
   <h2 id="outbox-title">Replies by status</h2>
   ${draftStatuses.length === 0
     ? html`<p class="muted">No replies yet.</p>`
-    : html`<ul>${draftStatuses.map((d) => html`<li>${d.status}: ${d._count._all}</li>`)}</ul>`}
+    : html`<ul>${draftStatuses.map((d) => html`<li>${d.status}: ${d.count}</li>`)}</ul>`}
 </section>
 <section aria-labelledby="usage-title">
   <h2 id="usage-title">LLM token usage, last ${USAGE_DAYS} days</h2>

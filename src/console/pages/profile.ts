@@ -8,6 +8,10 @@ import { correctFact, deleteFact, setTrustedFact } from '../../app/profile-admin
 import { AppError } from '../../errors.ts';
 import { isProtectedKey } from '../../memory/promotion-policy.ts';
 import { FACT_CATEGORIES } from '../../memory/types.ts';
+import { customerExists, customerThreads, loadCustomer, openCommitments } from '../../store/customers.ts';
+import { listDecisions } from '../../store/decision-trail.ts';
+import { customerFacts, findFact, type ProfileFactRecord } from '../../store/facts.ts';
+import { messagesByMessageId } from '../../store/thread-view.ts';
 import type { ConsoleContext, Session } from '../context.ts';
 import { csrfField } from '../csrf.ts';
 import { formText, readForm, readParam } from '../forms.ts';
@@ -15,34 +19,20 @@ import { html, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
 
 const ACTOR = 'console';
-
-interface FactRow {
-  id: string;
-  key: string;
-  value: string;
-  category: string;
-  confidence: number;
-  origin: string;
-  sourceMessageId: string | null;
-  sourceThreadId: string | null;
-  evidence: string | null;
-  createdAt: Date;
-  expiresAt: Date | null;
-  validUntil: Date | null;
-  status: string;
-}
+const THREAD_LIMIT = 100;
+const DECISION_LIMIT = 300;
 
 /** Facts name their source by RFC Message-ID; this finds our row for a link. */
 type SourceLinks = Map<string, { id: string; threadId: string | null }>;
 
-function sourceCell(fact: FactRow, sources: SourceLinks): SafeHtml {
+function sourceCell(fact: ProfileFactRecord, sources: SourceLinks): SafeHtml {
   const source = fact.sourceMessageId ? sources.get(fact.sourceMessageId) : undefined;
   if (source?.threadId) return html`<a href="/threads/${source.threadId}#message-${source.id}">message ${fact.sourceMessageId}</a>`;
   if (fact.sourceThreadId) return html`<a href="/threads/${fact.sourceThreadId}">thread</a>${fact.sourceMessageId ? html` (${fact.sourceMessageId})` : ''}`;
   return html`${fact.sourceMessageId ?? fact.origin}`;
 }
 
-function factCard(fact: FactRow, sources: SourceLinks, session: Session, protectedKey: boolean): SafeHtml {
+function factCard(fact: ProfileFactRecord, sources: SourceLinks, session: Session, protectedKey: boolean): SafeHtml {
   const titleId = `fact-${fact.id}-title`;
   return html`
 <article class="card" id="fact-${fact.id}" aria-labelledby="${titleId}">
@@ -93,31 +83,17 @@ function setFactForm(entityId: string, knownKeys: readonly string[], session: Se
 export async function profilePage(c: ConsoleContext): Promise<Response> {
   const entityId = readParam(c, 'id');
   const { db, policy, mailbox } = c.get('runtime');
-  const entity = await db.entity.findUnique({
-    where: { id: entityId },
-    include: { addresses: { orderBy: { address: 'asc' } } },
-  });
-  if (!entity) throw new AppError('NOT_FOUND', 'no such customer (they may have been erased)');
-  const [facts, threads, commitments, decisions] = await Promise.all([
-    db.profileFact.findMany({ where: { entityId }, orderBy: [{ key: 'asc' }, { createdAt: 'desc' }] }),
-    db.thread.findMany({
-      where: { entityId },
-      orderBy: { lastMessageAt: 'desc' },
-      take: 100,
-      select: { id: true, subject: true, topic: true, status: true, lastMessageAt: true, closedAt: true },
-    }),
-    db.commitment.findMany({ where: { entityId, status: 'open' }, orderBy: { createdAt: 'asc' } }),
-    db.promotionDecision.findMany({
-      where: { entityId },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: 300,
-      include: { run: { select: { threadId: true, trigger: true } } },
-    }),
+  // One wait for all five reads: for an unknown id the other four find nothing.
+  const [entity, facts, threads, commitments, decisions] = await Promise.all([
+    loadCustomer(db, entityId),
+    customerFacts(db, entityId),
+    customerThreads(db, entityId, THREAD_LIMIT),
+    openCommitments(db, entityId),
+    listDecisions(db, entityId, { order: 'newest-first', limit: DECISION_LIMIT }),
   ]);
+  if (!entity) throw new AppError('NOT_FOUND', 'no such customer (they may have been erased)');
   const sourceIds = [...new Set(facts.map((f) => f.sourceMessageId).filter((id): id is string => id !== null))];
-  const sourceRows = sourceIds.length
-    ? await db.message.findMany({ where: { mailboxId: mailbox.id, messageId: { in: sourceIds } }, select: { id: true, threadId: true, messageId: true } })
-    : [];
+  const sourceRows = await messagesByMessageId(db, mailbox.id, sourceIds);
   const sources: SourceLinks = new Map(sourceRows.map((m) => [m.messageId, { id: m.id, threadId: m.threadId }]));
   const active = facts.filter((f) => f.status === 'active');
   const history = facts.filter((f) => f.status !== 'active');
@@ -128,7 +104,7 @@ export async function profilePage(c: ConsoleContext): Promise<Response> {
   const body = html`
 <h1>${name}</h1>
 <p>${entity.kind === 'domain' ? 'Customer domain' : 'Customer'} · key ${entity.key} · since ${time(entity.createdAt)}</p>
-<p>Addresses: ${entity.addresses.map((a) => a.address).join(', ') || html`<span class="muted">none</span>`}</p>
+<p>Addresses: ${entity.addresses.join(', ') || html`<span class="muted">none</span>`}</p>
 
 <section aria-labelledby="facts-title" id="facts">
   <h2 id="facts-title">Active facts (${active.length})</h2>
@@ -207,7 +183,7 @@ export async function setFactAction(c: ConsoleContext): Promise<Response> {
   const entityId = readParam(c, 'id');
   const form = await readForm(c, setFactSchema);
   const { db, policy } = c.get('runtime');
-  if (!(await db.entity.count({ where: { id: entityId } }))) throw new AppError('NOT_FOUND', 'no such customer');
+  if (!(await customerExists(db, entityId))) throw new AppError('NOT_FOUND', 'no such customer');
   // A date means "valid through that day" (UTC).
   const expiresAt = form.expires ? new Date(`${form.expires}T23:59:59.999Z`) : null;
   await setTrustedFact(db, policy, entityId, {
@@ -223,7 +199,7 @@ export async function setFactAction(c: ConsoleContext): Promise<Response> {
 
 /** The fact's customer, and whether the fact can still be changed (a second click finds it changed). */
 async function factOwner(c: ConsoleContext, factId: string): Promise<{ entityId: string; active: boolean }> {
-  const fact = await c.get('runtime').db.profileFact.findUnique({ where: { id: factId }, select: { entityId: true, status: true } });
+  const fact = await findFact(c.get('runtime').db, factId);
   if (!fact) throw new AppError('NOT_FOUND', 'no such fact');
   return { entityId: fact.entityId, active: fact.status === 'active' };
 }

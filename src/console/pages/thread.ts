@@ -4,37 +4,29 @@
  * token counts, so a reviewer can see exactly what the model was given.
  */
 import { AppError } from '../../errors.ts';
-import { jsonStringArray } from '../../store/client.ts';
+import { threadDraftCards } from '../../store/draft-review.ts';
+import {
+  loadOriginalMessage,
+  loadRawMessage,
+  loadThreadDetail,
+  threadMessages,
+  threadTurns,
+  type ThreadMessage,
+} from '../../store/thread-view.ts';
 import type { ConsoleContext } from '../context.ts';
 import { readParam } from '../forms.ts';
 import { html, list, mailText, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
-import { draftCard, draftCardInclude } from './drafts.ts';
+import { draftCard } from './drafts.ts';
 
 const RAW_DISPLAY_LIMIT = 1_000_000;
 
-type MessageRow = {
-  id: string;
-  direction: string;
-  fromAddress: string | null;
-  fromName: string | null;
-  toAddresses: unknown;
-  sentAt: Date | null;
-  receivedAt: Date;
-  status: string;
-  classification: string;
-  skipReason: string | null;
-  skipDetail: string | null;
-  authDmarc: string | null;
-  extractedText: string;
-};
-
-function sender(m: Pick<MessageRow, 'fromAddress' | 'fromName'>): string {
+function sender(m: Pick<ThreadMessage, 'fromAddress' | 'fromName'>): string {
   if (!m.fromAddress) return 'unknown sender';
   return m.fromName ? `${m.fromName} <${m.fromAddress}>` : m.fromAddress;
 }
 
-function messageCard(m: MessageRow): SafeHtml {
+function messageCard(m: ThreadMessage): SafeHtml {
   const titleId = `message-${m.id}-title`;
   return html`
 <article class="card" id="message-${m.id}" aria-labelledby="${titleId}">
@@ -44,7 +36,7 @@ function messageCard(m: MessageRow): SafeHtml {
     ${m.classification !== 'normal' ? html` · <span class="badge badge-bad">${m.classification}</span>` : ''}
     ${m.skipReason ? html` · skipped: ${m.skipReason}${m.skipDetail ? ` (${m.skipDetail})` : ''}` : ''}
     ${m.authDmarc === 'fail' ? html` · <span class="badge badge-bad">DMARC failed</span>` : ''}
-    · To ${jsonStringArray(m.toAddresses).join(', ') || 'nobody'}
+    · To ${m.toAddresses.join(', ') || 'nobody'}
   </p>
   ${mailText(m.extractedText || '(no new text)')}
   <p><a href="/messages/${m.id}/original" aria-describedby="${titleId}">Full original</a></p>
@@ -54,24 +46,22 @@ function messageCard(m: MessageRow): SafeHtml {
 export async function threadPage(c: ConsoleContext): Promise<Response> {
   const threadId = readParam(c, 'id');
   const { db } = c.get('runtime');
-  const thread = await db.thread.findUnique({
-    where: { id: threadId },
-    include: { entity: { select: { id: true, name: true, key: true } }, participants: { orderBy: { addedAt: 'asc' } } },
-  });
-  if (!thread) throw new AppError('NOT_FOUND', 'no such thread (it may have been erased)');
-  const [messages, drafts, turns] = await Promise.all([
-    db.message.findMany({ where: { threadId }, orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }, { id: 'asc' }] }),
-    db.draft.findMany({ where: { threadId }, orderBy: { createdAt: 'asc' }, include: draftCardInclude }),
-    db.turn.findMany({ where: { threadId }, orderBy: { startedAt: 'asc' } }),
+  // One wait for all four reads: for an unknown id the other three find nothing.
+  const [thread, messages, drafts, turns] = await Promise.all([
+    loadThreadDetail(db, threadId),
+    threadMessages(db, threadId),
+    threadDraftCards(db, threadId),
+    threadTurns(db, threadId),
   ]);
+  if (!thread) throw new AppError('NOT_FOUND', 'no such thread (it may have been erased)');
   const session = c.get('session');
   const canSend = Boolean(c.get('runtime').config.smtp.host);
-  const tags = jsonStringArray(thread.tags);
+  const { tags } = thread;
 
   const body = html`
 <h1>${thread.subject || '(no subject)'}</h1>
 <p>
-  Customer <a href="/customers/${thread.entity.id}">${thread.entity.name ?? thread.entity.key}</a>
+  Customer <a href="/customers/${thread.customer.id}">${thread.customer.name ?? thread.customer.key}</a>
   · <span class="badge">${thread.status}</span> · last message ${time(thread.lastMessageAt)}
   ${thread.linkedThreadId ? html` · linked to <a href="/threads/${thread.linkedThreadId}">an earlier thread</a>` : ''}
 </p>
@@ -81,12 +71,12 @@ ${thread.promotionFailedAt ? html`<p class="notice notice-error">Promotion into 
   <h2 id="state-title">Thread state</h2>
   <dl class="facts">
     <dt>Summary</dt><dd>${thread.summary || html`<span class="muted">none yet</span>`}</dd>
-    <dt>Open items</dt><dd>${list(jsonStringArray(thread.openItems))}</dd>
+    <dt>Open items</dt><dd>${list(thread.openItems)}</dd>
     <dt>Intent</dt><dd>${thread.currentIntent || html`<span class="muted">unknown</span>`}</dd>
     <dt>Tags</dt><dd>${tags.length ? tags.join(', ') : html`<span class="muted">none</span>`}</dd>
     <dt>Status</dt><dd>${thread.status}${thread.closedAt ? html` (closed ${time(thread.closedAt)})` : ''}</dd>
     <dt>Topic</dt><dd>${thread.topic ?? html`<span class="muted">not promoted yet</span>`}</dd>
-    <dt>Participants</dt><dd>${thread.participants.map((p) => p.address).join(', ') || html`<span class="muted">none</span>`}</dd>
+    <dt>Participants</dt><dd>${thread.participants.join(', ') || html`<span class="muted">none</span>`}</dd>
   </dl>
 </section>
 <section aria-labelledby="messages-title">
@@ -122,9 +112,9 @@ ${thread.promotionFailedAt ? html`<p class="notice notice-error">Promotion into 
 export async function originalMessagePage(c: ConsoleContext): Promise<Response> {
   const id = readParam(c, 'id');
   const { db } = c.get('runtime');
-  const message = await db.message.findUnique({ where: { id }, include: { raw: true } });
+  const message = await loadOriginalMessage(db, id);
   if (!message) throw new AppError('NOT_FOUND', 'no such message (it may have been erased)');
-  const raw = message.raw ? Buffer.from(message.raw.raw) : null;
+  const { raw } = message;
   const text = raw ? raw.subarray(0, RAW_DISPLAY_LIMIT).toString('utf8') : message.bodyText;
   const body = html`
 <h1>Original message</h1>
@@ -142,9 +132,9 @@ ${mailText(text)}`;
 /** The raw bytes as a download; `nosniff` and an attachment disposition keep browsers from rendering it. */
 export async function originalMessageDownload(c: ConsoleContext): Promise<Response> {
   const id = readParam(c, 'id');
-  const raw = await c.get('runtime').db.messageRaw.findUnique({ where: { messageId: id } });
+  const raw = await loadRawMessage(c.get('runtime').db, id);
   if (!raw) throw new AppError('NOT_FOUND', 'no original stored for this message');
-  return new Response(Buffer.from(raw.raw), {
+  return new Response(raw, {
     headers: {
       'Content-Type': 'application/octet-stream',
       'Content-Disposition': `attachment; filename="${id}.eml"`,

@@ -1,0 +1,198 @@
+/**
+ * Drafts under review in the console: the cards a reviewer reads (the draft beside its thread's
+ * notes and the customer's words), and the reviewer's changes, each conditional on the draft
+ * still being a `draft`. Plain records in and out.
+ */
+import type { Prisma } from '../generated/prisma/client.ts';
+import { jsonStringArray, type DbClient } from './client.ts';
+import type { Db } from './database.ts';
+import type { DraftFlag } from './turns.ts';
+
+/** One draft with what a reviewer needs beside it. */
+export interface DraftCard {
+  id: string;
+  subject: string;
+  body: string;
+  toAddress: string;
+  status: string;
+  needsHuman: boolean;
+  flags: DraftFlag[];
+  error: string | null;
+  createdAt: Date;
+  sentAt: Date | null;
+  thread: {
+    id: string;
+    summary: string;
+    openItems: string[];
+    currentIntent: string;
+    tags: string[];
+    customer: { id: string; name: string | null; key: string };
+  };
+  /** The customer messages the draft answers (its turn's), oldest first. */
+  customerWrote: Array<{ id: string; fromAddress: string | null; fromName: string | null; text: string }>;
+}
+
+/** A draft already approved, sent, discarded or failed, for the "recently handled" list. */
+export interface HandledDraft {
+  id: string;
+  threadId: string;
+  toAddress: string;
+  subject: string;
+  status: string;
+  needsHuman: boolean;
+  error: string | null;
+  sentAt: Date | null;
+  updatedAt: Date;
+}
+
+const CARD_SELECT = {
+  id: true,
+  subject: true,
+  body: true,
+  toAddress: true,
+  status: true,
+  needsHuman: true,
+  flags: true,
+  error: true,
+  createdAt: true,
+  sentAt: true,
+  thread: {
+    select: {
+      id: true,
+      summary: true,
+      openItems: true,
+      currentIntent: true,
+      tags: true,
+      entity: { select: { id: true, name: true, key: true } },
+    },
+  },
+  turn: {
+    select: {
+      messages: {
+        where: { direction: 'inbound' },
+        orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }],
+        select: { id: true, fromAddress: true, fromName: true, extractedText: true },
+      },
+    },
+  },
+} satisfies Prisma.DraftSelect;
+
+type CardRow = Prisma.DraftGetPayload<{ select: typeof CARD_SELECT }>;
+
+/** The `flags` column as stored by a turn; entries without a rule are dropped. */
+export function draftFlags(value: unknown): DraftFlag[] {
+  return (Array.isArray(value) ? value : []).flatMap((f: unknown) => {
+    const flag = f as { rule?: unknown; excerpt?: unknown; reason?: unknown } | null;
+    if (typeof flag?.rule !== 'string') return [];
+    return [{ rule: flag.rule, excerpt: String(flag.excerpt ?? ''), reason: String(flag.reason ?? '') }];
+  });
+}
+
+function toCard(row: CardRow): DraftCard {
+  const { thread } = row;
+  return {
+    id: row.id,
+    subject: row.subject,
+    body: row.body,
+    toAddress: row.toAddress,
+    status: row.status,
+    needsHuman: row.needsHuman,
+    flags: draftFlags(row.flags),
+    error: row.error,
+    createdAt: row.createdAt,
+    sentAt: row.sentAt,
+    thread: {
+      id: thread.id,
+      summary: thread.summary,
+      openItems: jsonStringArray(thread.openItems),
+      currentIntent: thread.currentIntent,
+      tags: jsonStringArray(thread.tags),
+      customer: thread.entity,
+    },
+    customerWrote: row.turn.messages.map((m) => ({ id: m.id, fromAddress: m.fromAddress, fromName: m.fromName, text: m.extractedText })),
+  };
+}
+
+/** Drafts waiting for review, newest first. */
+export async function draftsToReview(db: DbClient, limit: number): Promise<DraftCard[]> {
+  const rows = await db.draft.findMany({
+    where: { status: 'draft' },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+    select: CARD_SELECT,
+  });
+  return rows.map(toCard);
+}
+
+export async function countDraftsToReview(db: DbClient): Promise<number> {
+  return db.draft.count({ where: { status: 'draft' } });
+}
+
+/** Every reply of a thread, oldest first. */
+export async function threadDraftCards(db: DbClient, threadId: string): Promise<DraftCard[]> {
+  const rows = await db.draft.findMany({ where: { threadId }, orderBy: { createdAt: 'asc' }, select: CARD_SELECT });
+  return rows.map(toCard);
+}
+
+/** Drafts no longer under review, most recently changed first. */
+export async function recentlyHandledDrafts(db: DbClient, limit: number): Promise<HandledDraft[]> {
+  return db.draft.findMany({
+    where: { status: { not: 'draft' } },
+    orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+    select: {
+      id: true,
+      threadId: true,
+      toAddress: true,
+      subject: true,
+      status: true,
+      sentAt: true,
+      updatedAt: true,
+      error: true,
+      needsHuman: true,
+    },
+  });
+}
+
+/** The thread a draft belongs to; null when the draft is gone. */
+export async function draftThreadId(db: DbClient, draftId: string): Promise<string | null> {
+  const row = await db.draft.findUnique({ where: { id: draftId }, select: { threadId: true } });
+  return row?.threadId ?? null;
+}
+
+export async function draftExists(db: DbClient, draftId: string): Promise<boolean> {
+  return (await db.draft.count({ where: { id: draftId } })) > 0;
+}
+
+/** What a reviewer changes: the status (approve, discard), the body (edit), or both. */
+export interface ReviewChange {
+  status?: 'queued' | 'discarded';
+  body?: string;
+}
+
+/**
+ * Applies a change only while the draft is still a `draft`, together with the agent's outbound
+ * message row, which mirrors its draft so the thread view shows what was (or will be) sent.
+ * False when the draft is gone or no longer a draft (another reviewer, a double click).
+ */
+export async function changeDraftUnderReview(db: Db, draftId: string, change: ReviewChange): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const moved = await tx.draft.updateMany({
+      where: { id: draftId, status: 'draft' },
+      data: {
+        ...(change.status ? { status: change.status, error: null } : {}),
+        ...(change.body === undefined ? {} : { body: change.body }),
+      },
+    });
+    if (moved.count === 0) return false;
+    const draft = await tx.draft.findUniqueOrThrow({ where: { id: draftId }, select: { mailboxId: true, messageId: true } });
+    await tx.message.updateMany({
+      where: { mailboxId: draft.mailboxId, messageId: draft.messageId, direction: 'outbound' },
+      data: {
+        ...(change.status ? { status: change.status } : {}),
+        ...(change.body === undefined ? {} : { bodyText: change.body, extractedText: change.body }),
+      },
+    });
+    return true;
+  });
+}

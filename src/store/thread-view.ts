@@ -1,0 +1,187 @@
+/**
+ * A thread as a reader sees it (the console's thread page, `support-agent thread`): its notes,
+ * its customer and participants, every message, every turn, and a message's original bytes.
+ */
+import { jsonStringArray, type DbClient } from './client.ts';
+
+export interface ThreadDetail {
+  id: string;
+  entityId: string;
+  subject: string;
+  status: string;
+  summary: string;
+  openItems: string[];
+  currentIntent: string;
+  tags: string[];
+  topic: string | null;
+  lastMessageAt: Date;
+  closedAt: Date | null;
+  linkedThreadId: string | null;
+  handoffAt: Date | null;
+  handoffReason: string | null;
+  promotionFailedAt: Date | null;
+  promotionError: string | null;
+  customer: { id: string; name: string | null; key: string };
+  /** Participant addresses, in the order they joined. */
+  participants: string[];
+}
+
+export interface ThreadMessage {
+  id: string;
+  messageId: string;
+  direction: string;
+  fromAddress: string | null;
+  fromName: string | null;
+  toAddresses: string[];
+  sentAt: Date | null;
+  receivedAt: Date;
+  status: string;
+  classification: string;
+  skipReason: string | null;
+  skipDetail: string | null;
+  authDmarc: string | null;
+  /** Only the message's new text (quotes and signature removed). */
+  extractedText: string;
+}
+
+export interface ThreadTurn {
+  id: string;
+  status: string;
+  provider: string | null;
+  model: string | null;
+  prompt: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  error: string | null;
+  startedAt: Date;
+}
+
+export async function loadThreadDetail(db: DbClient, threadId: string): Promise<ThreadDetail | null> {
+  const t = await db.thread.findUnique({
+    where: { id: threadId },
+    select: {
+      id: true,
+      entityId: true,
+      subject: true,
+      status: true,
+      summary: true,
+      openItems: true,
+      currentIntent: true,
+      tags: true,
+      topic: true,
+      lastMessageAt: true,
+      closedAt: true,
+      linkedThreadId: true,
+      handoffAt: true,
+      handoffReason: true,
+      promotionFailedAt: true,
+      promotionError: true,
+      entity: { select: { id: true, name: true, key: true } },
+      participants: { orderBy: { addedAt: 'asc' }, select: { address: true } },
+    },
+  });
+  if (!t) return null;
+  const { entity, participants, openItems, tags, ...rest } = t;
+  return {
+    ...rest,
+    openItems: jsonStringArray(openItems),
+    tags: jsonStringArray(tags),
+    customer: entity,
+    participants: participants.map((p) => p.address),
+  };
+}
+
+/** Every message of a thread, in the order it was written. */
+export async function threadMessages(db: DbClient, threadId: string): Promise<ThreadMessage[]> {
+  const rows = await db.message.findMany({
+    where: { threadId },
+    orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }, { id: 'asc' }],
+    select: {
+      id: true,
+      messageId: true,
+      direction: true,
+      fromAddress: true,
+      fromName: true,
+      toAddresses: true,
+      sentAt: true,
+      receivedAt: true,
+      status: true,
+      classification: true,
+      skipReason: true,
+      skipDetail: true,
+      authDmarc: true,
+      extractedText: true,
+    },
+  });
+  return rows.map((m) => ({ ...m, toAddresses: jsonStringArray(m.toAddresses) }));
+}
+
+/** Every turn of a thread, oldest first, with the prompt the model was given. */
+export async function threadTurns(db: DbClient, threadId: string): Promise<ThreadTurn[]> {
+  return db.turn.findMany({
+    where: { threadId },
+    orderBy: { startedAt: 'asc' },
+    select: {
+      id: true,
+      status: true,
+      provider: true,
+      model: true,
+      prompt: true,
+      promptTokens: true,
+      completionTokens: true,
+      error: true,
+      startedAt: true,
+    },
+  });
+}
+
+export interface OriginalMessage {
+  id: string;
+  threadId: string | null;
+  messageId: string;
+  fromAddress: string | null;
+  fromName: string | null;
+  sentAt: Date | null;
+  receivedAt: Date;
+  bodyText: string;
+  /** The bytes as received; null for the agent's own replies, which were composed here. */
+  raw: Buffer | null;
+}
+
+export async function loadOriginalMessage(db: DbClient, id: string): Promise<OriginalMessage | null> {
+  const m = await db.message.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      threadId: true,
+      messageId: true,
+      fromAddress: true,
+      fromName: true,
+      sentAt: true,
+      receivedAt: true,
+      bodyText: true,
+      raw: { select: { raw: true } },
+    },
+  });
+  if (!m) return null;
+  return { ...m, raw: m.raw ? Buffer.from(m.raw.raw) : null };
+}
+
+/** A message's original bytes alone (for a download); null when none are stored. */
+export async function loadRawMessage(db: DbClient, id: string): Promise<Buffer | null> {
+  const row = await db.messageRaw.findUnique({ where: { messageId: id } });
+  return row ? Buffer.from(row.raw) : null;
+}
+
+/** Our copies of messages named by RFC Message-ID (as facts name their source), with their threads. */
+export async function messagesByMessageId(
+  db: DbClient,
+  mailboxId: string,
+  messageIds: readonly string[],
+): Promise<Array<{ id: string; threadId: string | null; messageId: string }>> {
+  if (messageIds.length === 0) return [];
+  return db.message.findMany({
+    where: { mailboxId, messageId: { in: [...messageIds] } },
+    select: { id: true, threadId: true, messageId: true },
+  });
+}
