@@ -56,3 +56,9 @@ export async function recordPollerStatus(
     },
   });
 }
+
+/** Which of these Message-IDs the mailbox already holds (a UIDVALIDITY resync skips them). */
+export async function knownMessageIds(db: DbClient, mailboxId: string, messageIds: readonly string[]): Promise<Set<string>> {
+  const rows = await db.message.findMany({ where: { mailboxId, messageId: { in: [...messageIds] } }, select: { messageId: true } });
+  return new Set(rows.map((r) => r.messageId));
+}
