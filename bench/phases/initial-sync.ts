@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { ImapFlow } from 'imapflow';
 import pg from 'pg';
-import { startPoller } from '../../workers/poller.ts';
+import { startPoller } from '../../src/app/start-poller.ts';
 import { startDovecot } from '../../test/support/dovecot.ts';
 import { openHarness } from '../agent.ts';
 import { generateMail } from '../generate-mail.ts';

@@ -8,7 +8,7 @@
  */
 import { once } from 'node:events';
 import pg from 'pg';
-import { startPoller } from '../../workers/poller.ts';
+import { startPoller } from '../../src/app/start-poller.ts';
 import { startDovecot, type DovecotServer, type DovecotUser } from '../../test/support/dovecot.ts';
 import { openHarness } from '../agent.ts';
 import { describeCorpus, generateCorpus, mulberry32 } from '../generate-mail.ts';

@@ -10,7 +10,7 @@ import { startConsole, type RunningConsole } from '../../src/console/server.ts';
 import { ingestRawMessage } from '../../src/ingest/ingest-message.ts';
 import { createLogger, silentLogger } from '../../src/logger.ts';
 import { advanceCheckpoint, recordPollerStatus } from '../../src/store/mailboxes.ts';
-import { startWorkers, type RunningWorkers } from '../../workers/message-worker.ts';
+import { startWorkers, type RunningWorkers } from '../../src/app/start-workers.ts';
 import { launchBrowser, screenshot, textOf, visible } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedLlmServer } from '../support/scripted-llm-server.ts';

@@ -7,7 +7,7 @@ import { MailboxPoller, PROCESSED_KEYWORD } from '../../src/imap/mailbox-poller.
 import { createPollerStore } from '../../src/imap/poller-store.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { ensureMailbox } from '../../src/store/mailboxes.ts';
-import { ingestFetched, startPoller } from '../../workers/poller.ts';
+import { ingestFetched, startPoller } from '../../src/app/start-poller.ts';
 import { customerEmail, startAgentHarness, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
 

@@ -13,7 +13,7 @@ import { ingestRawMessage } from '../../src/ingest/ingest-message.ts';
 import { createLogger, silentLogger } from '../../src/logger.ts';
 import { sendDraft } from '../../src/outbound/outbox.ts';
 import { createSmtpSender } from '../../src/outbound/smtp-sender.ts';
-import { startWorkers, type RunningWorkers } from '../../workers/message-worker.ts';
+import { startWorkers, type RunningWorkers } from '../../src/app/start-workers.ts';
 import { customerEmail, deleteRedisPrefix, REDIS_URL, turnAnswer, waitFor } from '../support/agent-harness.ts';
 import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';

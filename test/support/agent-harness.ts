@@ -9,7 +9,7 @@ import { openRuntime, type Runtime } from '../../src/app/runtime.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ingestRawMessage, type IngestResult } from '../../src/ingest/ingest-message.ts';
 import { createLogger, silentLogger } from '../../src/logger.ts';
-import { startWorkers, type RunningWorkers } from '../../workers/message-worker.ts';
+import { startWorkers, type RunningWorkers } from '../../src/app/start-workers.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from './scripted-llm-server.ts';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';

@@ -7,8 +7,8 @@ import { loadConfig } from '../../config.ts';
 import { Redis } from 'ioredis';
 import { AppError, describeError } from '../../errors.ts';
 import { redactUrl } from '../../store/database.ts';
-import { startWorkers } from '../../../workers/message-worker.ts';
-import { startPoller } from '../../../workers/poller.ts';
+import { startPoller } from '../../app/start-poller.ts';
+import { startWorkers } from '../../app/start-workers.ts';
 
 export interface ServeParts {
   poll: boolean | 'if-configured';
