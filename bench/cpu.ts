@@ -46,20 +46,35 @@ export function describeCpu(report: CpuReport): string {
 }
 
 /**
- * Counts SQL statements sent over node-postgres (which the PostgreSQL driver adapter uses), to
- * show how many round trips a unit of work costs. Wraps `Client.prototype.query` once per process.
+ * Counts SQL statements sent over node-postgres (which the PostgreSQL driver adapter uses, BEGIN
+ * and COMMIT included), to show how many round trips a unit of work costs. Wraps
+ * `Client.prototype.query` once per process; `Pool.query` goes through it too. `tap` hands every
+ * statement's text (whitespace squeezed, cut at 160 characters) to a listener until the returned
+ * function is called.
  */
-export function countSqlStatements(): { read(): number } {
-  const state = globalThis as { __benchSqlCount?: { n: number } };
+export function countSqlStatements(): { read(): number; tap(listener: (text: string) => void): () => void } {
+  const state = globalThis as { __benchSqlCount?: { n: number; listeners: Set<(text: string) => void> } };
   if (!state.__benchSqlCount) {
-    const counter = { n: 0 };
+    const counter = { n: 0, listeners: new Set<(text: string) => void>() };
     state.__benchSqlCount = counter;
     const original = pg.Client.prototype.query;
     (pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
       counter.n++;
+      if (counter.listeners.size > 0) {
+        const first = args[0];
+        const text = typeof first === 'string' ? first : typeof first === 'object' && first !== null ? String((first as { text?: unknown }).text ?? '') : '';
+        const squeezed = text.replace(/\s+/g, ' ').trim().slice(0, 160);
+        for (const listener of counter.listeners) listener(squeezed);
+      }
       return (original as (...a: unknown[]) => unknown).apply(this, args);
     };
   }
   const counter = state.__benchSqlCount;
-  return { read: () => counter.n };
+  return {
+    read: () => counter.n,
+    tap: (listener) => {
+      counter.listeners.add(listener);
+      return () => counter.listeners.delete(listener);
+    },
+  };
 }
