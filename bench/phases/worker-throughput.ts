@@ -94,6 +94,8 @@ interface TurnRun {
   marks: TurnMark[];
   /** The SQL of the second turn (the first measured one at concurrency 1), in order. */
   sampleStatements: string[];
+  /** Jobs that failed an attempt and ran again (their turn starts are in `marks` twice). */
+  retries: Array<{ attempts: number; reason: string }>;
 }
 
 /** Pending messages in distinct threads, one turn job each, then the workers start. */
@@ -144,8 +146,14 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
   const statementsTotal = statements.read() - statementsAtStart;
   (untap as (() => void) | null)?.();
   runtime.turnDeps = turnDeps;
-  // A retried job would ask for its dependencies twice and blur the attribution: fail loudly instead.
-  if (marks.length !== n) throw new Error(`concurrency ${plan.concurrency}: ${marks.length} turn starts for ${n} jobs (a turn was retried)`);
+  // A job that failed an attempt and was retried: BullMQ keeps each failed attempt's stack trace.
+  const retries = (await queue.getJobs(['completed'], 0, -1))
+    .filter((job) => (job.stacktrace?.length ?? 0) > 0 || Boolean(job.failedReason))
+    .map((job) => ({ attempts: job.attemptsMade, reason: (job.failedReason ?? '').slice(0, 300) }));
+  // At concurrency 1 a retried job would blur the per-turn attribution: fail loudly instead.
+  if (plan.concurrency === 1 && (retries.length > 0 || marks.length !== n)) {
+    throw new Error(`concurrency 1: ${marks.length} turn starts for ${n} jobs; retried: ${JSON.stringify(retries)}`);
+  }
 
   const first = marks[0]!;
   // The clock starts with the first turn: how long the workers take to connect is not a turn's cost.
@@ -166,6 +174,7 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
     statementsBeforeFirstTurn: first.statementsBefore - statementsAtStart,
     marks,
     sampleStatements,
+    retries,
   };
 }
 
@@ -197,17 +206,20 @@ function perTurn(marks: readonly TurnMark[]): PerTurn {
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+/** Mean model time per turn, over the turn starts that reached the model (a failed attempt may not have). */
+const meanModelMs = (marks: readonly TurnMark[]) => mean(marks.filter((m) => m.modelCalls > 0).map((m) => m.modelMs));
 
 function describeRun(run: TurnRun): string {
   const { concurrency } = run.plan;
   const slotMs = (concurrency * run.seconds * 1000) / run.turns;
-  const modelMs = mean(run.marks.map((m) => m.modelMs));
+  const modelMs = meanModelMs(run.marks);
   return (
     `${run.turns} turns in distinct threads in ${run.seconds.toFixed(2)} s from the first turn's start to the last one's completion ` +
     `(the workers took ${run.startupMs.toFixed(0)} ms to start, not counted), ${run.drafted} drafts (${run.needsHuman} flagged for a person); ` +
     `each of the ${concurrency} slots spent ${slotMs.toFixed(0)} ms per turn, of which the model call ${modelMs.toFixed(0)} ms (mean) and ` +
     `${(slotMs - modelMs).toFixed(0)} ms everything else (the agent's work, waiting for PostgreSQL, Redis and the CPU); ` +
-    `${run.statementsPerTurn.toFixed(1)} SQL statements per turn; during the turns ${describeCpu(run.cpu)}`
+    `${run.statementsPerTurn.toFixed(1)} SQL statements per turn; during the turns ${describeCpu(run.cpu)}` +
+    (run.retries.length > 0 ? `; ${run.retries.length} turn job(s) failed an attempt and ran again (in the time): ${run.retries.map((r) => r.reason).join(' | ')}` : '')
   );
 }
 
@@ -332,8 +344,10 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
               drafted: run.drafted,
               needsHuman: run.needsHuman,
               statementsPerTurn: round(run.statementsPerTurn, 2),
-              modelCallMsMean: round(mean(run.marks.map((m) => m.modelMs)), 1),
+              modelCallMsMean: round(meanModelMs(run.marks), 1),
               modelCalls: run.marks.reduce((sum, m) => sum + m.modelCalls, 0),
+              turnStarts: run.marks.length,
+              retries: run.retries,
               processCores: round(run.cpu.processCores),
               machineBusy: run.cpu.machineBusy === null ? null : round(run.cpu.machineBusy),
             },
