@@ -56,6 +56,8 @@ interface TurnMark {
   startedAt: number;
   /** SQL statements this process had sent on node-postgres before the turn began. */
   statementsBefore: number;
+  /** Time its SQL statements had taken before the turn began (see `countSqlStatements`). */
+  queryMsBefore: number;
   /** Time inside `provider.messageTurn`, summed over the turn's calls (a repair is a second call). */
   modelMs: number;
   modelCalls: number;
@@ -89,6 +91,8 @@ interface TurnRun {
   needsHuman: number;
   cpu: CpuReport;
   statementsPerTurn: number;
+  /** Time in SQL statements per turn, summed over the turn's statements. */
+  queryMsPerTurn: number;
   /** Statements sent between `startWorkers()` and the first turn: 0 unless something else talks to PostgreSQL. */
   statementsBeforeFirstTurn: number;
   marks: TurnMark[];
@@ -120,7 +124,7 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
   const turnDeps = runtime.turnDeps;
   runtime.turnDeps = () => {
     const real = turnDeps();
-    const mark: TurnMark = { startedAt: performance.now(), statementsBefore: statements.read(), modelMs: 0, modelCalls: 0 };
+    const mark: TurnMark = { startedAt: performance.now(), statementsBefore: statements.read(), queryMsBefore: statements.busyMs(), modelMs: 0, modelCalls: 0 };
     marks.push(mark);
     untap?.();
     untap = marks.length === 2 ? statements.tap((text) => sampleStatements.push(text)) : null;
@@ -130,6 +134,7 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
   // Progress is read from Redis (BullMQ's counts), so the benchmark sends no SQL of its own meanwhile.
   const queue = runtime.queues().turns;
   const statementsAtStart = statements.read();
+  const queryMsAtStart = statements.busyMs();
   const cpu = startCpuMeter();
   const startCalled = performance.now();
   await h.startWorkers();
@@ -144,6 +149,7 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
   const ended = performance.now();
   const cpuReport = cpu.stop();
   const statementsTotal = statements.read() - statementsAtStart;
+  const queryMsTotal = statements.busyMs() - queryMsAtStart;
   (untap as (() => void) | null)?.();
   runtime.turnDeps = turnDeps;
   // A job that failed an attempt and was retried: BullMQ keeps each failed attempt's stack trace.
@@ -171,6 +177,7 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
     needsHuman,
     cpu: cpuReport,
     statementsPerTurn: statementsTotal / n,
+    queryMsPerTurn: queryMsTotal / n,
     statementsBeforeFirstTurn: first.statementsBefore - statementsAtStart,
     marks,
     sampleStatements,
@@ -183,6 +190,7 @@ interface PerTurn {
   modelMs: number[];
   agentMs: number[];
   statements: number[];
+  queryMs: number[];
 }
 
 /**
@@ -192,7 +200,7 @@ interface PerTurn {
  * to close its window) are left out.
  */
 function perTurn(marks: readonly TurnMark[]): PerTurn {
-  const out: PerTurn = { turnMs: [], modelMs: [], agentMs: [], statements: [] };
+  const out: PerTurn = { turnMs: [], modelMs: [], agentMs: [], statements: [], queryMs: [] };
   for (let i = 1; i + 1 < marks.length; i++) {
     const mark = marks[i]!;
     const next = marks[i + 1]!;
@@ -201,6 +209,7 @@ function perTurn(marks: readonly TurnMark[]): PerTurn {
     out.modelMs.push(mark.modelMs);
     out.agentMs.push(turnMs - mark.modelMs);
     out.statements.push(next.statementsBefore - mark.statementsBefore);
+    out.queryMs.push(next.queryMsBefore - mark.queryMsBefore);
   }
   return out;
 }
@@ -218,7 +227,7 @@ function describeRun(run: TurnRun): string {
     `(the workers took ${run.startupMs.toFixed(0)} ms to start, not counted), ${run.drafted} drafts (${run.needsHuman} flagged for a person); ` +
     `each of the ${concurrency} slots spent ${slotMs.toFixed(0)} ms per turn, of which the model call ${modelMs.toFixed(0)} ms (mean) and ` +
     `${(slotMs - modelMs).toFixed(0)} ms everything else (the agent's work, waiting for PostgreSQL, Redis and the CPU); ` +
-    `${run.statementsPerTurn.toFixed(1)} SQL statements per turn; during the turns ${describeCpu(run.cpu)}` +
+    `${run.statementsPerTurn.toFixed(1)} SQL statements per turn taking ${run.queryMsPerTurn.toFixed(0)} ms together (mean, once connected); during the turns ${describeCpu(run.cpu)}` +
     (run.retries.length > 0 ? `; ${run.retries.length} turn job(s) failed an attempt and ran again (in the time): ${run.retries.map((r) => r.reason).join(' | ')}` : '')
   );
 }
@@ -272,7 +281,7 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
       `a turn's time runs from its processor's start to the next turn's (so BullMQ's completion and next fetch are in it); ` +
       `the model call is timed around provider.messageTurn, so the openai client's HTTP round trip on loopback and the answer's parsing count as the model; ` +
       `baseline: the model call itself at the same percentile (the scripted server holds every answer ${MODEL_LATENCY_MS} ms); ` +
-      `agent ms ${spread(t.agentMs)}; whole turn ms ${spread(t.turnMs)}; model ms ${spread(t.modelMs)}`;
+      `agent ms ${spread(t.agentMs)}; of that, in SQL statements (from sending to the answer, summed): ms ${spread(t.queryMs)}; whole turn ms ${spread(t.turnMs)}; model ms ${spread(t.modelMs)}`;
     for (const p of [50, 95]) {
       figures.push(
         figure({
@@ -309,6 +318,7 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
       agentMs: t.agentMs.map((x) => round(x, 2)),
       modelMs: t.modelMs.map((x) => round(x, 2)),
       statements: t.statements,
+      queryMs: t.queryMs.map((x) => round(x, 2)),
       statementsOfOneTurn: serial.sampleStatements,
     };
   }
@@ -344,6 +354,7 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
               drafted: run.drafted,
               needsHuman: run.needsHuman,
               statementsPerTurn: round(run.statementsPerTurn, 2),
+              queryMsPerTurn: round(run.queryMsPerTurn, 1),
               modelCallMsMean: round(meanModelMs(run.marks), 1),
               modelCalls: run.marks.reduce((sum, m) => sum + m.modelCalls, 0),
               turnStarts: run.marks.length,
