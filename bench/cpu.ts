@@ -65,7 +65,8 @@ export function countSqlStatements(): { read(): number; busyMs(): number; tap(li
       counter.n++;
       if (counter.listeners.size > 0) {
         const first = args[0];
-        const text = typeof first === 'string' ? first : typeof first === 'object' && first !== null ? String((first as { text?: unknown }).text ?? '') : '';
+        const config = typeof first === 'object' && first !== null ? (first as { text?: unknown }) : null;
+        const text = typeof first === 'string' ? first : String(config?.text ?? '');
         const squeezed = text.replace(/\s+/g, ' ').trim().slice(0, 160);
         for (const listener of counter.listeners) listener(squeezed);
       }

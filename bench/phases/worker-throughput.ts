@@ -110,7 +110,8 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
   const deps = { sql: runtime.database.sql, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger };
   const threads = new Set<string>();
   for (const m of mail) {
-    const r = await ingestRawMessage(deps, m.raw, { kind: 'imap', folder: 'INBOX', uid: m.index + 1 }, { receivedAt: m.date, now: new Date(m.date.getTime() + 60_000) });
+    const source = { kind: 'imap' as const, folder: 'INBOX', uid: m.index + 1 };
+    const r = await ingestRawMessage(deps, m.raw, source, { receivedAt: m.date, now: new Date(m.date.getTime() + 60_000) });
     if (r.threadId && r.replyNeeded) threads.add(r.threadId);
   }
   for (const threadId of threads) await runtime.queues().enqueueTurn(threadId);
@@ -124,7 +125,13 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
   const turnDeps = runtime.turnDeps;
   runtime.turnDeps = () => {
     const real = turnDeps();
-    const mark: TurnMark = { startedAt: performance.now(), statementsBefore: statements.read(), queryMsBefore: statements.busyMs(), modelMs: 0, modelCalls: 0 };
+    const mark: TurnMark = {
+      startedAt: performance.now(),
+      statementsBefore: statements.read(),
+      queryMsBefore: statements.busyMs(),
+      modelMs: 0,
+      modelCalls: 0,
+    };
     marks.push(mark);
     untap?.();
     untap = marks.length === 2 ? statements.tap((text) => sampleStatements.push(text)) : null;
@@ -224,11 +231,16 @@ function describeRun(run: TurnRun): string {
   const modelMs = meanModelMs(run.marks);
   return (
     `${run.turns} turns in distinct threads in ${run.seconds.toFixed(2)} s from the first turn's start to the last one's completion ` +
-    `(the workers took ${run.startupMs.toFixed(0)} ms to start, not counted), ${run.drafted} drafts (${run.needsHuman} flagged for a person); ` +
-    `each of the ${concurrency} slots spent ${slotMs.toFixed(0)} ms per turn, of which the model call ${modelMs.toFixed(0)} ms (mean) and ` +
+    `(the workers took ${run.startupMs.toFixed(0)} ms to start, not counted), ` +
+    `${run.drafted} drafts (${run.needsHuman} flagged for a person); ` +
+    `each of the ${concurrency} slots spent ${slotMs.toFixed(0)} ms per turn, ` +
+    `of which the model call ${modelMs.toFixed(0)} ms (mean) and ` +
     `${(slotMs - modelMs).toFixed(0)} ms everything else (the agent's work, waiting for PostgreSQL, Redis and the CPU); ` +
-    `${run.statementsPerTurn.toFixed(1)} SQL statements per turn taking ${run.queryMsPerTurn.toFixed(0)} ms together (mean, once connected); during the turns ${describeCpu(run.cpu)}` +
-    (run.retries.length > 0 ? `; ${run.retries.length} turn job(s) failed an attempt and ran again (in the time): ${run.retries.map((r) => r.reason).join(' | ')}` : '')
+    `${run.statementsPerTurn.toFixed(1)} SQL statements per turn taking ${run.queryMsPerTurn.toFixed(0)} ms together ` +
+    `(mean, once connected); during the turns ${describeCpu(run.cpu)}` +
+    (run.retries.length > 0
+      ? `; ${run.retries.length} turn job(s) failed an attempt and ran again (in the time): ${run.retries.map((r) => r.reason).join(' | ')}`
+      : '')
   );
 }
 
@@ -247,7 +259,8 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
     const slice = corpus.slice(offset, offset + plan.turns);
     offset += plan.turns;
     const run = await ctx.scope(() => turnRun(ctx, plan, slice));
-    ctx.log(`concurrency ${plan.concurrency}: ${run.rate.toFixed(2)} turns/s (${run.turns} in ${run.seconds.toFixed(1)} s), ceiling ${plan.concurrency / (MODEL_LATENCY_MS / 1000)}/s`);
+    const ceiling = plan.concurrency / (MODEL_LATENCY_MS / 1000);
+    ctx.log(`concurrency ${plan.concurrency}: ${run.rate.toFixed(2)} turns/s (${run.turns} in ${run.seconds.toFixed(1)} s), ceiling ${ceiling}/s`);
     runs.push(run);
   }
   const peak = sampler.stop().peakBytes;
@@ -265,7 +278,7 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
         baseline: ceiling,
         target: headline ? `>= ${TARGET_RATIO * 100}% of the ceiling` : NO_TARGET,
         met: headline ? run.rate / ceiling >= TARGET_RATIO : null,
-        notes: `baseline: the ceiling, concurrency / model latency = ${concurrency} / ${MODEL_LATENCY_MS / 1000} s (not measured); ${describeRun(run)}`,
+        notes: `baseline: the ceiling, concurrency / model latency = ${concurrency} / ${MODEL_LATENCY_MS / 1000} s (not measured); ` + describeRun(run),
       }),
     );
   }
@@ -275,13 +288,16 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
   if (serial) {
     const t = perTurn(serial.marks);
     const measured = t.agentMs.length;
-    const spread = (xs: number[]) => `min ${Math.min(...xs).toFixed(1)}, p50 ${percentile(xs, 50).toFixed(1)}, p95 ${percentile(xs, 95).toFixed(1)}, max ${Math.max(...xs).toFixed(1)}`;
+    const spread = (xs: number[]) =>
+      `min ${Math.min(...xs).toFixed(1)}, p50 ${percentile(xs, 50).toFixed(1)}, p95 ${percentile(xs, 95).toFixed(1)}, max ${Math.max(...xs).toFixed(1)}`;
     const agentNotes =
       `concurrency 1, ${measured} turns (the first of ${serial.turns} is a warm-up, the last only closes the window of the one before); ` +
       `a turn's time runs from its processor's start to the next turn's (so BullMQ's completion and next fetch are in it); ` +
-      `the model call is timed around provider.messageTurn, so the openai client's HTTP round trip on loopback and the answer's parsing count as the model; ` +
+      `the model call is timed around provider.messageTurn, so the openai client's HTTP round trip on loopback ` +
+      `and the answer's parsing count as the model; ` +
       `baseline: the model call itself at the same percentile (the scripted server holds every answer ${MODEL_LATENCY_MS} ms); ` +
-      `agent ms ${spread(t.agentMs)}; of that, in SQL statements (from sending to the answer, summed): ms ${spread(t.queryMs)}; whole turn ms ${spread(t.turnMs)}; model ms ${spread(t.modelMs)}`;
+      `agent ms ${spread(t.agentMs)}; of that, in SQL statements (from sending to the answer, summed): ms ${spread(t.queryMs)}; ` +
+      `whole turn ms ${spread(t.turnMs)}; model ms ${spread(t.modelMs)}`;
     for (const p of [50, 95]) {
       figures.push(
         figure({
@@ -296,9 +312,11 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
       );
     }
     const roundTripNotes =
-      `concurrency 1, the same ${measured} turns: SQL statements sent on node-postgres (Client.prototype.query, which Prisma's adapter-pg and the plain-SQL path both use; BEGIN and COMMIT count) ` +
-      `between a turn's start and the next one's; nothing else in the process talks to PostgreSQL meanwhile (progress is read from Redis; ` +
-      `${serial.statementsBeforeFirstTurn} statements between startWorkers() and the first turn); min ${Math.min(...t.statements)}, max ${Math.max(...t.statements)}; ` +
+      `concurrency 1, the same ${measured} turns: SQL statements sent on node-postgres (Client.prototype.query, which Prisma's ` +
+      `adapter-pg and the plain-SQL path both use; BEGIN and COMMIT count) between a turn's start and the next one's; ` +
+      `nothing else in the process talks to PostgreSQL meanwhile (progress is read from Redis; ` +
+      `${serial.statementsBeforeFirstTurn} statements between startWorkers() and the first turn); ` +
+      `min ${Math.min(...t.statements)}, max ${Math.max(...t.statements)}; ` +
       `no baseline: there is no turn without the database to compare with; the statements of one turn are in inputs`;
     for (const p of [50, 95]) {
       figures.push(
@@ -331,7 +349,9 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
       baseline: megabytes(rssBefore),
       target: NO_TARGET,
       met: null,
-      notes: 'over the whole phase: ingestion of the pending mail and the turn runs at all three concurrencies (one agent open at a time); baseline: RSS of the same process before the first agent opened, with the corpus in memory',
+      notes:
+        'over the whole phase: ingestion of the pending mail and the turn runs at all three concurrencies (one agent open at a time); ' +
+        'baseline: RSS of the same process before the first agent opened, with the corpus in memory',
     }),
   );
   return {
@@ -339,8 +359,9 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
     inputs: {
       'worker-throughput': {
         method:
-          'per concurrency: a fresh agent (PostgreSQL database, Redis prefix, the scripted LLM server on loopback in this process, as in the tests), REPLY_MODE=draft and no IMAP (no outbox jobs); ' +
-          `messages ingested first, one turn job per thread enqueued, then startWorkers(); every message_turn answered after ${MODEL_LATENCY_MS} ms by the server's timer; ` +
+          'per concurrency: a fresh agent (PostgreSQL database, Redis prefix, the scripted LLM server on loopback in this process, ' +
+          'as in the tests), REPLY_MODE=draft and no IMAP (no outbox jobs); messages ingested first, one turn job per thread enqueued, ' +
+          `then startWorkers(); every message_turn answered after ${MODEL_LATENCY_MS} ms by the server's timer; ` +
           'the clock runs from the first turn start to the last completion (read from BullMQ counts in Redis every 10 ms)',
         modelLatencyMs: MODEL_LATENCY_MS,
         corpus: { seed: ctx.seed + 202, ...describeCorpus(corpus) },
