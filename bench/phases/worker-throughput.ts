@@ -11,9 +11,11 @@
  *
  * Also the peak RSS of the phase (figure 5).
  */
+import { Worker, type Job } from 'bullmq';
 import { ingestRawMessage } from '../../src/ingest/ingest-message.ts';
 import type { LlmProvider } from '../../src/llm/provider.ts';
 import { silentLogger } from '../../src/logger.ts';
+import { QUEUES } from '../../src/queue/jobs.ts';
 import { openHarness } from '../agent.ts';
 import { countSqlStatements, describeCpu, startCpuMeter, type CpuReport } from '../cpu.ts';
 import { describeCorpus, generateCorpus, type GeneratedMail } from '../generate-mail.ts';
@@ -25,59 +27,82 @@ import { realisticTurnModel, withLatency } from '../scripted-model.ts';
 const MODEL_LATENCY_MS = 1000;
 const HEADLINE_CONCURRENCY = 16;
 const TARGET_RATIO = 0.95;
-const POLL_MS = 10;
 
 interface Plan {
   concurrency: number;
   turns: number;
 }
 
-/**
- * Concurrency 1 runs two turns more than it measures: the first is a warm-up, and the last only
- * marks where the one before it ended (see `perTurn`).
- */
+/** Concurrency 1 runs one turn more than it measures: the first is a warm-up (see `perTurn`). */
 function plans(quick: boolean): Plan[] {
   return quick
     ? [
-        { concurrency: 1, turns: 22 },
+        { concurrency: 1, turns: 21 },
         { concurrency: 4, turns: 16 },
         { concurrency: 16, turns: 48 },
       ]
     : [
-        { concurrency: 1, turns: 52 },
+        { concurrency: 1, turns: 51 },
         { concurrency: 4, turns: 48 },
         { concurrency: 16, turns: 160 },
       ];
 }
 
-/** One turn as the worker ran it, seen from the benchmark. */
+/** One turn job as the worker ran it, seen from the benchmark. */
 interface TurnMark {
-  /** `performance.now()` when the worker's processor asked the runtime for the turn's dependencies. */
+  jobId: string;
+  /** `performance.now()` when BullMQ's worker took the job ('active', right before the processor runs). */
   startedAt: number;
-  /** SQL statements this process had sent on node-postgres before the turn began. */
-  statementsBefore: number;
-  /** Time its SQL statements had taken before the turn began (see `countSqlStatements`). */
-  queryMsBefore: number;
-  /** Time inside `provider.messageTurn`, summed over the turn's calls (a repair is a second call). */
-  modelMs: number;
-  modelCalls: number;
+  /** When the worker had recorded it completed ('completed', after `moveToCompleted`, which also fetches the next job). */
+  endedAt: number | null;
+  /** SQL statements this process had sent on node-postgres at the start and at the end. */
+  statementsAtStart: number;
+  statementsAtEnd: number;
+  /** Time its SQL statements had taken, at the start and at the end (see `countSqlStatements`). */
+  queryMsAtStart: number;
+  queryMsAtEnd: number;
 }
 
-/** The provider, timed: the model call as the agent sees it (HTTP round trip and answer parsing included). */
-function timedProvider(provider: LlmProvider, mark: TurnMark): LlmProvider {
-  return {
-    name: provider.name,
-    model: provider.model,
-    messageTurn: async (request) => {
-      const started = performance.now();
-      try {
-        return await provider.messageTurn(request);
-      } finally {
-        mark.modelMs += performance.now() - started;
-        mark.modelCalls++;
-      }
-    },
-    threadPromotion: (request) => provider.threadPromotion(request),
+/** One call of `provider.messageTurn`: the model call as the agent sees it (HTTP round trip and answer parsing included). */
+interface ModelCall {
+  startedAt: number;
+  ms: number;
+}
+
+type JobEvent = 'active' | 'completed' | 'failed';
+
+/**
+ * Hands the benchmark BullMQ's own job events of one queue ('active', 'completed', 'failed'),
+ * however the product wires its workers: it wraps `Worker.prototype.emit` until the returned
+ * function is called. The listener runs inside BullMQ, so it only records.
+ */
+function tapWorkerEvents(queue: string, prefix: string, listener: (event: JobEvent, job: Job | undefined, error: unknown) => void): () => void {
+  const proto = Worker.prototype as unknown as { emit: (this: Worker, event: string, ...args: unknown[]) => boolean };
+  const original = proto.emit;
+  proto.emit = function (event, ...args) {
+    if ((event === 'active' || event === 'completed' || event === 'failed') && this.name === queue && this.opts.prefix === prefix) {
+      listener(event, args[0] as Job | undefined, event === 'failed' ? args[1] : undefined);
+    }
+    return original.call(this, event, ...args);
+  };
+  return () => {
+    proto.emit = original;
+  };
+}
+
+/** Times every `messageTurn` of this provider object, which the runtime hands every turn; returns the undo. */
+function timeModelCalls(provider: LlmProvider, calls: ModelCall[]): () => void {
+  const messageTurn = provider.messageTurn;
+  provider.messageTurn = async (request) => {
+    const startedAt = performance.now();
+    try {
+      return await messageTurn.call(provider, request);
+    } finally {
+      calls.push({ startedAt, ms: performance.now() - startedAt });
+    }
+  };
+  return () => {
+    provider.messageTurn = messageTurn;
   };
 }
 
@@ -96,10 +121,11 @@ interface TurnRun {
   /** Statements sent between `startWorkers()` and the first turn: 0 unless something else talks to PostgreSQL. */
   statementsBeforeFirstTurn: number;
   marks: TurnMark[];
+  modelCalls: ModelCall[];
   /** The SQL of the second turn (the first measured one at concurrency 1), in order. */
   sampleStatements: string[];
-  /** Jobs that failed an attempt and ran again (their turn starts are in `marks` twice). */
-  retries: Array<{ attempts: number; reason: string }>;
+  /** Attempts that failed and ran again (their jobs are in `marks` once per attempt). */
+  retries: Array<{ jobId: string; attempt: number; reason: string }>;
 }
 
 /** Pending messages in distinct threads, one turn job each, then the workers start. */
@@ -117,55 +143,77 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
   for (const threadId of threads) await runtime.queues().enqueueTurn(threadId);
   const n = threads.size;
 
-  // The worker asks the runtime for the turn's dependencies once per job, just before the turn.
   const statements = countSqlStatements();
   const marks: TurnMark[] = [];
+  const open = new Map<string, TurnMark>();
+  const modelCalls: ModelCall[] = [];
   const sampleStatements: string[] = [];
-  let untap: (() => void) | null = null;
-  const turnDeps = runtime.turnDeps;
-  runtime.turnDeps = () => {
-    const real = turnDeps();
-    const mark: TurnMark = {
-      startedAt: performance.now(),
-      statementsBefore: statements.read(),
-      queryMsBefore: statements.busyMs(),
-      modelMs: 0,
-      modelCalls: 0,
-    };
-    marks.push(mark);
-    untap?.();
-    untap = marks.length === 2 ? statements.tap((text) => sampleStatements.push(text)) : null;
-    return { ...real, provider: timedProvider(real.provider, mark) };
+  const retries: TurnRun['retries'] = [];
+  let untapSql: (() => void) | null = null;
+  let completed = 0;
+  let done: { resolve: () => void; reject: (error: Error) => void } | null = null;
+  const finished = new Promise<void>((resolve, reject) => (done = { resolve, reject }));
+  // Awaited below; a failure reported before that must not count as unhandled meanwhile.
+  finished.catch(() => undefined);
+  const close = (mark: TurnMark) => {
+    mark.endedAt = performance.now();
+    mark.statementsAtEnd = statements.read();
+    mark.queryMsAtEnd = statements.busyMs();
+    open.delete(mark.jobId);
+    if (marks.indexOf(mark) === 1) untapSql?.();
   };
+  const untimeModel = timeModelCalls(runtime.provider, modelCalls);
+  ctx.defer('stop timing model calls', async () => untimeModel());
+  const untapJobs = tapWorkerEvents(QUEUES.turns, h.prefix, (event, job, error) => {
+    const jobId = String(job?.id ?? '?');
+    if (event === 'active') {
+      const mark: TurnMark = {
+        jobId,
+        startedAt: performance.now(),
+        endedAt: null,
+        statementsAtStart: statements.read(),
+        statementsAtEnd: 0,
+        queryMsAtStart: statements.busyMs(),
+        queryMsAtEnd: 0,
+      };
+      marks.push(mark);
+      open.set(jobId, mark);
+      if (marks.length === 2) untapSql = statements.tap((text) => sampleStatements.push(text));
+      return;
+    }
+    const mark = open.get(jobId);
+    if (mark) close(mark);
+    if (event === 'completed') {
+      if (++completed === n) done?.resolve();
+      return;
+    }
+    const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
+    retries.push({ jobId, attempt: job?.attemptsMade ?? 0, reason });
+    if (!job || job.attemptsMade >= (job.opts.attempts ?? 1)) done?.reject(new Error(`concurrency ${plan.concurrency}: a turn job failed for good: ${reason}`));
+  });
+  ctx.defer('stop tapping BullMQ events', async () => untapJobs());
+  ctx.defer('stop listing SQL', async () => (untapSql as (() => void) | null)?.());
 
-  // Progress is read from Redis (BullMQ's counts), so the benchmark sends no SQL of its own meanwhile.
-  const queue = runtime.queues().turns;
   const statementsAtStart = statements.read();
   const queryMsAtStart = statements.busyMs();
   const cpu = startCpuMeter();
   const startCalled = performance.now();
   await h.startWorkers();
-  const deadline = Date.now() + 600_000;
-  for (;;) {
-    const counts = await queue.getJobCounts('completed', 'failed');
-    if ((counts['failed'] ?? 0) > 0) throw new Error(`concurrency ${plan.concurrency}: ${counts['failed']} turn job(s) failed`);
-    if ((counts['completed'] ?? 0) >= n) break;
-    if (Date.now() > deadline) throw new Error(`turns at concurrency ${plan.concurrency} did not finish in 10 minutes`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  const deadline = setTimeout(() => done?.reject(new Error(`turns at concurrency ${plan.concurrency} did not finish in 10 minutes`)), 600_000);
+  try {
+    await finished;
+  } finally {
+    clearTimeout(deadline);
   }
   const ended = performance.now();
   const cpuReport = cpu.stop();
   const statementsTotal = statements.read() - statementsAtStart;
   const queryMsTotal = statements.busyMs() - queryMsAtStart;
-  (untap as (() => void) | null)?.();
-  runtime.turnDeps = turnDeps;
-  // A job that failed an attempt and was retried: BullMQ keeps each failed attempt's stack trace.
-  const retries = (await queue.getJobs(['completed'], 0, -1))
-    .filter((job) => (job.stacktrace?.length ?? 0) > 0 || Boolean(job.failedReason))
-    .map((job) => ({ attempts: job.attemptsMade, reason: (job.failedReason ?? '').slice(0, 300) }));
-  // At concurrency 1 a retried job would blur the per-turn attribution: fail loudly instead.
+  untapJobs();
+  untimeModel();
+  // At concurrency 1 a retried attempt would blur the per-turn attribution: fail loudly instead.
   if (plan.concurrency === 1 && (retries.length > 0 || marks.length !== n)) {
-    throw new Error(`concurrency 1: ${marks.length} turn starts for ${n} jobs; retried: ${JSON.stringify(retries)}`);
+    throw new Error(`concurrency 1: ${marks.length} job starts for ${n} jobs; failed attempts: ${JSON.stringify(retries)}`);
   }
 
   const first = marks[0]!;
@@ -185,8 +233,9 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
     cpu: cpuReport,
     statementsPerTurn: statementsTotal / n,
     queryMsPerTurn: queryMsTotal / n,
-    statementsBeforeFirstTurn: first.statementsBefore - statementsAtStart,
+    statementsBeforeFirstTurn: first.statementsAtStart - statementsAtStart,
     marks,
+    modelCalls,
     sampleStatements,
     retries,
   };
@@ -198,37 +247,41 @@ interface PerTurn {
   agentMs: number[];
   statements: number[];
   queryMs: number[];
+  /** Statements sent while no turn job was active (between one's completion and the next one's start): should be 0. */
+  statementsBetween: number;
 }
 
 /**
- * At concurrency 1 a turn runs from its processor's start to the next turn's, so its window holds
- * everything the worker did for it: the turn, what follows it (BullMQ bookkeeping, the check for
- * more mail) and the fetch of the next job. The first turn (warm-up) and the last (no next start
- * to close its window) are left out.
+ * At concurrency 1 one job runs at a time, so everything between its 'active' and its
+ * 'completed' event is that turn's: the turn itself, what follows it in the job (scheduling the
+ * promotion, the check for more mail) and BullMQ's completion, which also fetches the next job.
+ * Its model time is the model calls that started inside that window. The first turn is a warm-up.
  */
-function perTurn(marks: readonly TurnMark[]): PerTurn {
-  const out: PerTurn = { turnMs: [], modelMs: [], agentMs: [], statements: [], queryMs: [] };
-  for (let i = 1; i + 1 < marks.length; i++) {
-    const mark = marks[i]!;
-    const next = marks[i + 1]!;
-    const turnMs = next.startedAt - mark.startedAt;
+function perTurn(marks: readonly TurnMark[], calls: readonly ModelCall[]): PerTurn {
+  const out: PerTurn = { turnMs: [], modelMs: [], agentMs: [], statements: [], queryMs: [], statementsBetween: 0 };
+  for (const [i, mark] of marks.entries()) {
+    const next = marks[i + 1];
+    if (next) out.statementsBetween += next.statementsAtStart - mark.statementsAtEnd;
+    if (i === 0 || mark.endedAt === null) continue;
+    const endedAt = mark.endedAt;
+    const turnMs = endedAt - mark.startedAt;
+    const modelMs = calls.filter((c) => c.startedAt >= mark.startedAt && c.startedAt <= endedAt).reduce((sum, c) => sum + c.ms, 0);
     out.turnMs.push(turnMs);
-    out.modelMs.push(mark.modelMs);
-    out.agentMs.push(turnMs - mark.modelMs);
-    out.statements.push(next.statementsBefore - mark.statementsBefore);
-    out.queryMs.push(next.queryMsBefore - mark.queryMsBefore);
+    out.modelMs.push(modelMs);
+    out.agentMs.push(turnMs - modelMs);
+    out.statements.push(mark.statementsAtEnd - mark.statementsAtStart);
+    out.queryMs.push(mark.queryMsAtEnd - mark.queryMsAtStart);
   }
   return out;
 }
 
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-/** Mean model time per turn, over the turn starts that reached the model (a failed attempt may not have). */
-const meanModelMs = (marks: readonly TurnMark[]) => mean(marks.filter((m) => m.modelCalls > 0).map((m) => m.modelMs));
+/** Mean model time per turn (a repair is a second call of the same turn). */
+const meanModelMs = (run: TurnRun) => run.modelCalls.reduce((sum, c) => sum + c.ms, 0) / Math.max(1, run.turns);
 
 function describeRun(run: TurnRun): string {
   const { concurrency } = run.plan;
   const slotMs = (concurrency * run.seconds * 1000) / run.turns;
-  const modelMs = meanModelMs(run.marks);
+  const modelMs = meanModelMs(run);
   return (
     `${run.turns} turns in distinct threads in ${run.seconds.toFixed(2)} s from the first turn's start to the last one's completion ` +
     `(the workers took ${run.startupMs.toFixed(0)} ms to start, not counted), ` +
@@ -286,13 +339,13 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
   const serial = runs.find((r) => r.plan.concurrency === 1);
   const serialInputs: Record<string, unknown> = {};
   if (serial) {
-    const t = perTurn(serial.marks);
+    const t = perTurn(serial.marks, serial.modelCalls);
     const measured = t.agentMs.length;
     const spread = (xs: number[]) =>
       `min ${Math.min(...xs).toFixed(1)}, p50 ${percentile(xs, 50).toFixed(1)}, p95 ${percentile(xs, 95).toFixed(1)}, max ${Math.max(...xs).toFixed(1)}`;
     const agentNotes =
-      `concurrency 1, ${measured} turns (the first of ${serial.turns} is a warm-up, the last only closes the window of the one before); ` +
-      `a turn's time runs from its processor's start to the next turn's (so BullMQ's completion and next fetch are in it); ` +
+      `concurrency 1, ${measured} turns (the first of ${serial.turns} is a warm-up); a turn's time runs from BullMQ's 'active' ` +
+      `to its 'completed' event (so BullMQ's completion, which also fetches the next job, is in it); ` +
       `the model call is timed around provider.messageTurn, so the openai client's HTTP round trip on loopback ` +
       `and the answer's parsing count as the model; ` +
       `baseline: the model call itself at the same percentile (the scripted server holds every answer ${MODEL_LATENCY_MS} ms); ` +
@@ -313,9 +366,9 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
     }
     const roundTripNotes =
       `concurrency 1, the same ${measured} turns: SQL statements sent on node-postgres (Client.prototype.query, which Prisma's ` +
-      `adapter-pg and the plain-SQL path both use; BEGIN and COMMIT count) between a turn's start and the next one's; ` +
-      `nothing else in the process talks to PostgreSQL meanwhile (progress is read from Redis; ` +
-      `${serial.statementsBeforeFirstTurn} statements between startWorkers() and the first turn); ` +
+      `adapter-pg and the plain-SQL path both use; BEGIN and COMMIT count) between a turn job's 'active' and 'completed' events; ` +
+      `nothing else in the process talks to PostgreSQL meanwhile (${serial.statementsBeforeFirstTurn} statements between ` +
+      `startWorkers() and the first turn, ${t.statementsBetween} between turns); ` +
       `min ${Math.min(...t.statements)}, max ${Math.max(...t.statements)}; ` +
       `no baseline: there is no turn without the database to compare with; the statements of one turn are in inputs`;
     for (const p of [50, 95]) {
@@ -336,6 +389,7 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
       agentMs: t.agentMs.map((x) => round(x, 2)),
       modelMs: t.modelMs.map((x) => round(x, 2)),
       statements: t.statements,
+      statementsBetweenTurns: t.statementsBetween,
       queryMs: t.queryMs.map((x) => round(x, 2)),
       statementsOfOneTurn: serial.sampleStatements,
     };
@@ -362,7 +416,7 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
           'per concurrency: a fresh agent (PostgreSQL database, Redis prefix, the scripted LLM server on loopback in this process, ' +
           'as in the tests), REPLY_MODE=draft and no IMAP (no outbox jobs); messages ingested first, one turn job per thread enqueued, ' +
           `then startWorkers(); every message_turn answered after ${MODEL_LATENCY_MS} ms by the server's timer; ` +
-          'the clock runs from the first turn start to the last completion (read from BullMQ counts in Redis every 10 ms)',
+          "the clock runs from the first turn job's 'active' event to the last one's 'completed' (BullMQ's worker events)",
         modelLatencyMs: MODEL_LATENCY_MS,
         corpus: { seed: ctx.seed + 202, ...describeCorpus(corpus) },
         runs: Object.fromEntries(
@@ -376,9 +430,9 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
               needsHuman: run.needsHuman,
               statementsPerTurn: round(run.statementsPerTurn, 2),
               queryMsPerTurn: round(run.queryMsPerTurn, 1),
-              modelCallMsMean: round(meanModelMs(run.marks), 1),
-              modelCalls: run.marks.reduce((sum, m) => sum + m.modelCalls, 0),
-              turnStarts: run.marks.length,
+              modelMsPerTurn: round(meanModelMs(run), 1),
+              modelCalls: run.modelCalls.length,
+              jobStarts: run.marks.length,
               retries: run.retries,
               processCores: round(run.cpu.processCores),
               machineBusy: run.cpu.machineBusy === null ? null : round(run.cpu.machineBusy),
