@@ -46,20 +46,57 @@ export function describeCpu(report: CpuReport): string {
 }
 
 /**
- * Counts SQL statements sent over node-postgres (which the PostgreSQL driver adapter uses), to
- * show how many round trips a unit of work costs. Wraps `Client.prototype.query` once per process.
+ * Counts SQL statements sent over node-postgres (which the PostgreSQL driver adapter uses, BEGIN
+ * and COMMIT included), to show how many round trips a unit of work costs, and the time they took
+ * (from sending to the answer, once the statement has a connection: waiting for a pooled connection
+ * is not in it; statements in flight side by side each count in full). Wraps
+ * `Client.prototype.query` once per process; `Pool.query` goes through it too. `tap` hands every
+ * statement's text (whitespace squeezed, cut at 160 characters) to a listener until the returned
+ * function is called.
  */
-export function countSqlStatements(): { read(): number } {
-  const state = globalThis as { __benchSqlCount?: { n: number } };
+export function countSqlStatements(): { read(): number; busyMs(): number; tap(listener: (text: string) => void): () => void } {
+  type Counter = { n: number; ms: number; listeners: Set<(text: string) => void> };
+  const state = globalThis as { __benchSqlCount?: Counter };
   if (!state.__benchSqlCount) {
-    const counter = { n: 0 };
+    const counter: Counter = { n: 0, ms: 0, listeners: new Set() };
     state.__benchSqlCount = counter;
-    const original = pg.Client.prototype.query;
+    const original = pg.Client.prototype.query as (...a: unknown[]) => unknown;
     (pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
       counter.n++;
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
+      if (counter.listeners.size > 0) {
+        const first = args[0];
+        const config = typeof first === 'object' && first !== null ? (first as { text?: unknown }) : null;
+        const text = typeof first === 'string' ? first : String(config?.text ?? '');
+        const squeezed = text.replace(/\s+/g, ' ').trim().slice(0, 160);
+        for (const listener of counter.listeners) listener(squeezed);
+      }
+      const started = performance.now();
+      let timed = false;
+      const done = () => {
+        if (timed) return;
+        timed = true;
+        counter.ms += performance.now() - started;
+      };
+      // Pool.query calls with a callback; the driver adapter inside a transaction awaits a promise.
+      const callback = args.at(-1);
+      if (typeof callback === 'function') {
+        args[args.length - 1] = function (this: unknown, ...results: unknown[]) {
+          done();
+          return (callback as (...r: unknown[]) => unknown).apply(this, results);
+        };
+      }
+      const result = original.apply(this, args);
+      if (result instanceof Promise) result.then(done, done);
+      return result;
     };
   }
   const counter = state.__benchSqlCount;
-  return { read: () => counter.n };
+  return {
+    read: () => counter.n,
+    busyMs: () => counter.ms,
+    tap: (listener) => {
+      counter.listeners.add(listener);
+      return () => counter.listeners.delete(listener);
+    },
+  };
 }

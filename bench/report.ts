@@ -1,6 +1,7 @@
 /**
- * The shape of benchmark results and how they are shown: one figure per measured quantity, each
- * a ratio against a baseline measured in the same run, since the machines are shared and noisy.
+ * The shape of benchmark results and how they are shown: one figure per measured quantity, as a
+ * ratio against a baseline measured in the same run (the machines are shared and noisy), against
+ * a fixed ceiling where the figure has one, or alone where nothing honest compares.
  */
 import os from 'node:os';
 
@@ -8,10 +9,13 @@ export interface Figure {
   name: string;
   value: number;
   unit: string;
-  /** The same quantity for the baseline, measured in the same run (its unit is `unit` too). */
-  baseline: number;
-  /** value / baseline. */
-  ratio: number;
+  /**
+   * The same quantity for the baseline, measured in the same run (its unit is `unit` too), or a
+   * ceiling the notes explain; null when there is no meaningful baseline.
+   */
+  baseline: number | null;
+  /** value / baseline; null without a baseline. */
+  ratio: number | null;
   /** What "good" means, in words; "none (reported)" when the issue sets no target. */
   target: string;
   /** null when there is no target to meet. */
@@ -39,8 +43,10 @@ export interface Results {
 export const NO_TARGET = 'none (reported)';
 
 export function figure(fields: Omit<Figure, 'ratio'> & { ratio?: number }): Figure {
-  const ratio = fields.ratio ?? (fields.baseline === 0 ? Number.NaN : fields.value / fields.baseline);
-  return { ...fields, value: round(fields.value), baseline: round(fields.baseline), ratio: round(ratio, 4) };
+  const { baseline } = fields;
+  if (baseline === null) return { ...fields, value: round(fields.value), baseline: null, ratio: null };
+  const ratio = fields.ratio ?? (baseline === 0 ? Number.NaN : fields.value / baseline);
+  return { ...fields, value: round(fields.value), baseline: round(baseline), ratio: round(ratio, 4) };
 }
 
 export function round(value: number, digits = 2): number {
@@ -74,7 +80,8 @@ export function machine(): Record<string, unknown> {
   };
 }
 
-function cell(value: number): string {
+function cell(value: number | null): string {
+  if (value === null) return '—';
   if (!Number.isFinite(value)) return String(value);
   if (Math.abs(value) >= 100) return value.toFixed(0);
   if (Math.abs(value) >= 10) return value.toFixed(1);
@@ -87,7 +94,7 @@ function verdict(met: boolean | null): string {
 
 /** A plain-text table: every figure, its baseline and ratio, the target and whether it was met. */
 export function renderTable(figures: readonly Figure[]): string {
-  const rows = figures.map((f) => [f.name, `${cell(f.value)} ${f.unit}`, `${cell(f.baseline)} ${f.unit}`, cell(f.ratio), f.target, verdict(f.met)]);
+  const rows = figures.map((f) => [f.name, `${cell(f.value)} ${f.unit}`, f.baseline === null ? '—' : `${cell(f.baseline)} ${f.unit}`, cell(f.ratio), f.target, verdict(f.met)]);
   const header = ['figure', 'value', 'baseline', 'ratio', 'target', 'met'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();

@@ -3,7 +3,7 @@
  * agent sent, writes a reply of ordinary length, and returns thread notes that grow with every
  * turn (the summary gains a sentence about the new email, open items pile up), so the product's
  * own caps and compression are what keep the context small. Deterministic: the answer is a pure
- * function of the prompt.
+ * function of the prompt. `withLatency` makes it take a fixed time to answer.
  */
 import type { Responder } from '../test/support/scripted-llm-server.ts';
 
@@ -64,4 +64,13 @@ export function realisticTurnModel(): Responder {
       },
     };
   };
+}
+
+/**
+ * The same answers, each sent `ms` after the request arrived: a model that takes that long to
+ * answer. The answer is computed at once and the scripted server's own timer holds it back
+ * (`{ kind: 'delay' }`), so waiting costs no CPU.
+ */
+export function withLatency(responder: Responder, ms: number): Responder {
+  return async (request, index) => ({ kind: 'delay', ms, then: await responder(request, index) });
 }
