@@ -133,7 +133,7 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
   const h = await openHarness(ctx, { WORKER_CONCURRENCY: String(plan.concurrency) }, { workers: false });
   h.llm.setFallback(withLatency(realisticTurnModel(), MODEL_LATENCY_MS));
   const { runtime } = h;
-  const deps = { sql: runtime.database.sql, mailbox: runtime.mailbox, settings: runtime.ingest, logger: silentLogger };
+  const deps = runtime.ingestDeps({ logger: silentLogger, pipeline: null });
   const threads = new Set<string>();
   for (const m of mail) {
     const source = { kind: 'imap' as const, folder: 'INBOX', uid: m.index + 1 };
