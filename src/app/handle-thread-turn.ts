@@ -3,7 +3,6 @@
  * apply the turn to thread state, store exactly one draft. Covers every message that one sender
  * had waiting when it started (a burst gets one coherent answer).
  */
-import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
@@ -12,24 +11,20 @@ import { composeReply, type ComposedReply } from '../mail/compose-reply.ts';
 import { agentMessageId } from '../mail/message-id.ts';
 import { assembleTurnContext, type ContextLimits } from '../memory/context.ts';
 import { withheldReason } from '../memory/disclosure.ts';
-import { loopScopes, loopStop, markStopped, observeInbound, observeReply, type LoopLimits, type LoopState } from '../memory/loop-guard.ts';
+import { freshLoopState, loopScopes, loopStop, markStopped, observeInbound, observeReply, type LoopLimits, type LoopState } from '../memory/loop-guard.ts';
 import { reviewReply } from '../memory/reply-guard.ts';
 import { applyTurnUpdate } from '../memory/thread-state.ts';
 import type { Db } from '../store/database.ts';
-import { loadLoopStates } from '../store/loop-states.ts';
-import { loadProfile } from '../store/profiles.ts';
+import type { SqlExecutor } from '../store/sql.ts';
+import { beginTurn, commitTurnSql, loadTurnContext, type TurnContextRecords } from '../store/turn-sql.ts';
 import type { ThreadState } from '../memory/types.ts';
 import {
   commitTurn,
   countPendingReplies,
-  countRecentReplies,
   findRunningTurn,
   finishTurnWithoutReply,
-  loadCustomerAddresses,
   loadThread,
   loadTurnMessages,
-  recordLlmCalls,
-  startOrResumeTurn,
   type DraftFlag,
   type ThreadRecord,
   type TurnMessage,
@@ -52,6 +47,10 @@ export interface TurnSettings {
 
 export interface TurnDeps {
   db: Db;
+  /** Plain SQL on the same database (`Database.sql`): a turn's three round trips. */
+  sql: SqlExecutor;
+  /** The mailbox the agent serves (loop-guard scopes are per mailbox). */
+  mailboxId: string;
   provider: LlmProvider;
   settings: TurnSettings;
   logger: Logger;
@@ -83,21 +82,24 @@ const HOUR = 3_600_000;
 export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promise<TurnOutcome> {
   const { db, settings } = deps;
   const now = deps.now();
-  const started = await startOrResumeTurn(db, threadId, now);
+  const started = await beginTurn(deps.sql, threadId, newId('turn'), now);
   if (!started) return { kind: 'nothing-pending' };
-  const { turnId } = started;
+  const { turnId, messages: emails } = started;
+  const parent = emails.at(-1)!;
 
-  const thread = await loadThread(db, threadId);
-  if (!thread) throw new AppError('NOT_FOUND', `thread ${threadId} no longer exists`);
-  const emails = await loadTurnMessages(db, turnId);
-  const parent = emails.at(-1);
-  if (!parent) throw new AppError('CONFLICT', `turn ${turnId} has no messages`);
-
+  const recipients = [replyRecipient(parent)];
+  const context = await loadTurnContext(deps.sql, {
+    threadId,
+    recipient: recipients[0]!,
+    loopScopes: loopScopesFor(deps, threadId, recipients),
+    hourAgo: new Date(now.getTime() - HOUR),
+    dayAgo: new Date(now.getTime() - 24 * HOUR),
+  });
+  const { thread } = context;
   const reply = replyTo(parent, thread);
-  const recipients = [reply.to];
 
-  const limit = await replyLimitReached(deps, reply.to, threadId, now);
-  const loopStates = await observedLoopStates(deps, thread, recipients, emails, now);
+  const limit = replyLimitReached(deps.settings, reply.to, context.recentReplies);
+  const loopStates = observedLoopStates(deps, threadId, recipients, context.loopStates, emails, now);
   const loop = limit ? null : loopStop(loopStates, settings.loop);
   if (limit || loop) {
     const reason = limit ? `reply limit: ${limit}` : loop!.reason;
@@ -107,13 +109,12 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     return { kind: 'limited', turnId, reason, handedOff, morePending: (await countPendingReplies(db, threadId)) > 0 };
   }
 
-  const customer = await loadCustomerAddresses(db, thread.entityId);
   const withheld = withheldReason({
     emails,
     recipients,
-    customer: { addresses: new Set(customer.addresses), domain: customer.domain, foldPlus: settings.foldPlusAddresses },
+    customer: { addresses: new Set(context.customer.addresses), domain: context.customer.domain, foldPlus: settings.foldPlusAddresses },
   });
-  const profile = withheld ? null : await loadProfile(db, thread.entityId);
+  const profile = withheld ? null : context.profile;
   const prompt = assembleTurnContext({
     supportName: settings.supportName,
     supportAddress: settings.supportAddress,
@@ -133,8 +134,6 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     supportName: settings.supportName,
     summaryTokenCap: settings.limits.summaryTokenCap,
   });
-  await recordLlmCalls(db, answer.calls, { provider: deps.provider.name, model: deps.provider.model, threadId, at: now });
-
   // A turn whose context was withheld never rewrites the thread's notes.
   const nextState = answer.ok && !withheld ? applyTurnUpdate(thread.state, answer.value, settings.limits.summaryTokenCap) : thread.state;
   const body = answer.ok
@@ -147,21 +146,36 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   if (!answer.ok) flags.push({ rule: 'invalid-answer', excerpt: '', reason: answer.error.slice(0, 300) });
   const needsHuman = !answer.ok || answer.value.reply.needsHuman || (review?.needsHuman ?? false);
   const queuedToSend = settings.replyMode === 'send' && !needsHuman;
-  const draftId = await storeDraft(deps, {
+  const draftId = newId('d');
+  const { pending } = await commitTurnSql(deps.sql, {
     turnId,
-    thread,
+    thread: { id: thread.id, mailboxId: thread.mailboxId, version: thread.version },
     nextState,
-    reply,
-    body,
-    needsHuman,
-    flags,
-    queuedToSend,
-    turnStatus: needsHuman ? 'needs_human' : 'drafted',
-    prompt: `${prompt.system}\n\n${prompt.user}`,
-    promptTokens: prompt.promptTokens,
-    completionTokens: answer.calls.reduce((sum, c) => sum + c.completionTokens, 0),
-    error: answer.ok ? null : answer.error,
+    draft: {
+      id: draftId,
+      toAddress: reply.to,
+      subject: reply.subject,
+      body,
+      messageId: agentMessageId(settings.messageIdSecret, thread.id, domainOf(settings.supportAddress)),
+      inReplyTo: reply.inReplyTo,
+      references: reply.references,
+      needsHuman,
+      status: queuedToSend ? 'queued' : 'draft',
+      flags,
+    },
+    outboundId: newId('m'),
+    from: { address: settings.supportAddress, name: settings.supportName },
+    turn: {
+      status: needsHuman ? 'needs_human' : 'drafted',
+      provider: deps.provider.name,
+      model: deps.provider.model,
+      prompt: `${prompt.system}\n\n${prompt.user}`,
+      promptTokens: prompt.promptTokens,
+      completionTokens: answer.calls.reduce((sum, c) => sum + c.completionTokens, 0),
+      error: answer.ok ? null : answer.error,
+    },
     loopStates: loopStates.map((s) => observeReply(s, body, now)),
+    calls: answer.calls.map((call) => ({ ...call, id: newId('llm') })),
     now,
   });
 
@@ -174,9 +188,14 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     resolved: nextState.status === 'resolved',
     queuedToSend,
     promptTokens: prompt.promptTokens,
-    morePending: (await countPendingReplies(db, threadId)) > 0,
+    morePending: pending > 0,
     lastMessageAt: thread.lastMessageAt,
   };
+}
+
+/** Where the reply goes: the parent's Reply-To when present, else its From (see composeReply). */
+function replyRecipient(parent: TurnMessage): string {
+  return parent.replyTo ?? parent.fromAddress;
 }
 
 function replyTo(parent: TurnMessage, thread: ThreadRecord): ComposedReply {
@@ -190,17 +209,22 @@ function replyTo(parent: TurnMessage, thread: ThreadRecord): ComposedReply {
   });
 }
 
-/** The loop guard's counters for this reply's scopes, after seeing the turn's inbound messages. */
-async function observedLoopStates(deps: TurnDeps, thread: ThreadRecord, recipients: string[], emails: TurnMessage[], now: Date): Promise<LoopState[]> {
+function loopScopesFor(deps: TurnDeps, threadId: string, recipients: string[]): string[] {
   const extra = new Set(deps.settings.extraFreeMailDomains);
-  const scopes = loopScopes({
-    mailboxId: thread.mailboxId,
-    threadId: thread.id,
+  return loopScopes({
+    mailboxId: deps.mailboxId,
+    threadId,
     recipients,
     isFreeMailDomain: (domain) => FREE_MAIL_DOMAINS.has(domain) || extra.has(domain) || domain === domainOf(deps.settings.supportAddress),
   });
-  const states = await loadLoopStates(deps.db, scopes, now);
-  return states.map((s) => observeInbound(s, emails.map((e) => e.text), now, deps.settings.loop));
+}
+
+/** The loop guard's counters for this reply's scopes, after seeing the turn's inbound messages. */
+function observedLoopStates(deps: TurnDeps, threadId: string, recipients: string[], stored: LoopState[], emails: TurnMessage[], now: Date): LoopState[] {
+  const byScope = new Map(stored.map((s) => [s.scope, s]));
+  return loopScopesFor(deps, threadId, recipients).map((scope) =>
+    observeInbound(byScope.get(scope) ?? freshLoopState(scope, now), emails.map((e) => e.text), now, deps.settings.loop),
+  );
 }
 
 interface DraftToStore {
@@ -296,9 +320,8 @@ export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: 
   };
 }
 
-async function replyLimitReached(deps: TurnDeps, to: string, threadId: string, now: Date): Promise<string | null> {
-  const { replyLimitPerHour: perHour, replyLimitPerDay: perDay } = deps.settings;
-  const recent = await countRecentReplies(deps.db, { to, threadId, hourAgo: new Date(now.getTime() - HOUR), dayAgo: new Date(now.getTime() - 24 * HOUR) });
+function replyLimitReached(settings: TurnSettings, to: string, recent: TurnContextRecords['recentReplies']): string | null {
+  const { replyLimitPerHour: perHour, replyLimitPerDay: perDay } = settings;
   if (recent.toRecipientHour >= perHour) return `${recent.toRecipientHour} replies to ${to} in the last hour (limit ${perHour})`;
   if (recent.inThreadHour >= perHour) return `${recent.inThreadHour} replies in this thread in the last hour (limit ${perHour})`;
   if (recent.toRecipientDay >= perDay) return `${recent.toRecipientDay} replies to ${to} in the last day (limit ${perDay})`;

@@ -121,7 +121,15 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     now,
     redis: () => (redis ??= createRedis(config.redisUrl, { forWorker: options.longRunning ?? false })),
     queues: () => (queues ??= new JobQueues(runtime.redis(), config.queuePrefix)),
-    turnDeps: () => ({ db, provider, settings: turnSettings(config, ingest.messageIdSecret, supportAddress), logger: logger.child('turn'), now }),
+    turnDeps: () => ({
+      db,
+      sql: database.sql,
+      mailboxId: mailbox.id,
+      provider,
+      settings: turnSettings(config, ingest.messageIdSecret, supportAddress),
+      logger: logger.child('turn'),
+      now,
+    }),
     promotionDeps: () => ({
       db,
       provider,
