@@ -25,7 +25,7 @@ import { Joiner, Splitter, type MimeNode } from '@zone-eu/mailsplit';
 import libmime from 'libmime';
 import * as libqp from 'libqp';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { REDACTED_NAME, Redactor, type ErasureNeedles } from './erasure-patterns.ts';
+import { base64Forms, REDACTED_NAME, Redactor, type ErasureNeedles } from './erasure-patterns.ts';
 import { parseRawEmail, type MailAddress } from './parse-message.ts';
 
 /** Larger originals are not taken apart; they are replaced by the re-rendering. */
@@ -85,7 +85,7 @@ export async function eraseFromOriginal(
   } catch {
     return replaced(source, 'could not be taken apart');
   }
-  const residue = await residualMention(rewrite.raw, text);
+  const residue = await residualMention(rewrite.raw, text, base64Forms(needles));
   if (residue) return replaced(source, residue);
   return rewrite.changed ? { kind: 'redacted', raw: rewrite.raw, partsEmptied: rewrite.partsEmptied } : { kind: 'unchanged' };
 }
@@ -228,9 +228,13 @@ function redactHeaders(node: MimeNode, text: Redactor, mode: 'always' | 'never',
 }
 
 /** Step 3: what the product's parser still finds, as a short reason (never the value). */
-async function residualMention(raw: Buffer, text: Redactor): Promise<string | null> {
+async function residualMention(raw: Buffer, text: Redactor, base64: string[]): Promise<string | null> {
   const parsed = await parseRawEmail(raw);
-  if (!parsed.ok) return text.mentions(raw.toString('latin1')) ? 'unparseable and still mentions the customer' : null;
+  if (!parsed.ok) {
+    // Not a message: nothing can be decoded structurally, so a base64 spelling is all that is left to look for.
+    const bytes = raw.toString('latin1');
+    return text.mentions(bytes) || base64.some((form) => bytes.includes(form)) ? 'unparseable and still mentions the customer' : null;
+  }
   const email = parsed.email;
   const addresses: MailAddress[] = [...(email.from ? [email.from] : []), ...email.replyTo, ...email.to, ...email.cc];
   const places: Array<[string, string]> = [
