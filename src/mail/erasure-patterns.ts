@@ -19,11 +19,15 @@
  * - **Distinctive local parts** (strong): `alice.ace`, `a_ace1987`: at least 6 characters with a
  *   digit or a separator, and not a role name (`no-reply`, `support`…). They identify a person
  *   on their own (a user name, a handle in a URL).
+ * - **Labels** (strong): addresses and handles as the product's snake_case labels
+ *   (`alice_alicecorp_example`), the form they take in a thread's intent and tags.
  * - **Weak needles**: given and family names (each word of a name with at least 3 letters, not a
  *   particle like "van" or "der"), one-word display names, and other local parts of at least 3
  *   characters. "Alice" alone may be anyone, so a weak needle is only redacted in a value (one
  *   column of one row, one raw message) where a strong needle also occurs: "Alice Ace wrote…
- *   Alice asks" loses both, "Alice from accounting" elsewhere is left alone.
+ *   Alice asks" loses both, "Alice from accounting" elsewhere is left alone. Nor does a weak
+ *   needle match inside an address (`zoe@elsewhere.example`), where a full name does.
+ * - Names also match without their accents ("Zoe Unal"), and `_` separates words (labels).
  *
  * Case-insensitivity is spelled out per character (`[aA]`), not left to a flag, so one rule serves
  * Unicode text and raw bytes (a flag cannot fold a letter's UTF-8 bytes), non-ASCII letters too.
@@ -42,6 +46,8 @@ export interface ErasureNeedles {
   addresses: string[];
   fullNames: string[];
   handles: string[];
+  /** Addresses and handles as snake_case labels (`alice_alicecorp_example`): intents and tags are made so. */
+  labels: string[];
   weak: string[];
 }
 
@@ -82,18 +88,35 @@ export function erasureNeedles(identity: ErasureIdentity): ErasureNeedles {
     if (local.length >= 6 && /[0-9._-]/.test(local)) handles.push(local);
     else weak.push(local);
   }
-  const withForms = (list: string[]) => unique(list.flatMap((s) => [s.normalize('NFC'), s.normalize('NFD')]));
+  const withForms = (list: string[]) => unique(list.flatMap((s) => [s.normalize('NFC'), s.normalize('NFD'), withoutMarks(s)]));
   return {
     addresses: allAddresses,
     fullNames: withForms(fullNames),
     handles: unique(handles),
-    weak: withForms(weak).filter((w) => !fullNames.some((f) => f.toLowerCase() === w.toLowerCase())),
+    labels: unique([...addresses, ...handles].map(snakeLabel).filter((l) => l.length >= MIN_NAME_CHARS)),
+    weak: uniqueFolded(withForms(weak)).filter((w) => !fullNames.some((f) => f.toLowerCase() === w.toLowerCase())),
   };
+}
+
+/** How the product turns text into a label (src/memory/thread-state.ts `snakeCase`). */
+function snakeLabel(text: string): string {
+  return withoutMarks(text).toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+}
+
+/** "Zoë Ünal" as people type it without accents: "Zoe Unal". */
+function withoutMarks(text: string): string {
+  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+}
+
+function uniqueFolded(items: string[]): string[] {
+  const seen = new Map<string, string>();
+  for (const item of items) if (!seen.has(item.toLowerCase())) seen.set(item.toLowerCase(), item);
+  return [...seen.values()];
 }
 
 /** True when there is nothing to look for (no address at all: a customer with only a domain key). */
 export function isEmptyNeedles(needles: ErasureNeedles): boolean {
-  return needles.addresses.length + needles.fullNames.length + needles.handles.length === 0;
+  return needles.addresses.length + needles.fullNames.length + needles.handles.length + needles.labels.length === 0;
 }
 
 /**
@@ -115,9 +138,10 @@ export interface ErasurePatterns {
   strong: string | null;
 }
 
-const WORD_TEXT = `A-Za-z0-9_${range(0xc0, 0xd6)}${range(0xd8, 0xf6)}${range(0xf8, 0x2af)}${range(0x370, 0x1fff)}${range(0x2c00, 0xd7ff)}${range(0xf900, 0xffef)}`;
+// `_` separates words here: the product's snake_case labels (`user_alice_ace`) hold names too.
+const WORD_TEXT = `A-Za-z0-9${range(0xc0, 0xd6)}${range(0xd8, 0xf6)}${range(0xf8, 0x2af)}${range(0x370, 0x1fff)}${range(0x2c00, 0xd7ff)}${range(0xf900, 0xffef)}`;
 // Bytes that start (or, in ISO-8859-1, are) a letter; E2 starts UTF-8 punctuation such as ’ and “.
-const WORD_BYTES = 'A-Za-z0-9_\\xC0-\\xE1\\xE3-\\xFF';
+const WORD_BYTES = 'A-Za-z0-9\\xC0-\\xE1\\xE3-\\xFF';
 const ADDRESS_LEFT = '(?:(?<![A-Za-z0-9._+-])|(?<=[%=][0-9A-Fa-f]{2}))';
 const ADDRESS_RIGHT = '(?![A-Za-z0-9_-]|\\.[A-Za-z0-9])';
 const HANDLE_RIGHT = '(?![A-Za-z0-9_@-]|\\.[A-Za-z0-9]|=40|%40)';
@@ -140,8 +164,12 @@ export function erasurePatterns(needles: ErasureNeedles, flavour: PatternFlavour
   );
   const names = needles.fullNames.map((n) => `${nameLeft}${n.split(/[ ,]+/).map((w) => literal(w, flavour)).join(`,?${sep}`)}${nameRight}`);
   const handles = needles.handles.map((h) => `${ADDRESS_LEFT}${literal(h, flavour)}${HANDLE_RIGHT}`);
-  const strongName = alternation([...names, ...handles]);
-  const weak = alternation(needles.weak.map((w) => `${nameLeft}${literal(w, flavour)}${nameRight}`));
+  const labels = needles.labels.map((l) => `${nameLeft}${literal(l, flavour)}${nameRight}`);
+  const strongName = alternation([...names, ...handles, ...labels]);
+  // A weak needle never matches inside an address: "zoe@elsewhere.example" is as likely someone else.
+  const weakLeft = `(?<![${word}@.])`;
+  const weakRight = `(?![${word}]|[@.+][A-Za-z0-9]|=40|%40)`;
+  const weak = alternation(needles.weak.map((w) => `${weakLeft}${literal(w, flavour)}${weakRight}`));
   return { address, strongName, weak, strong: alternation([address, strongName].filter((p): p is string => p !== null)) };
 }
 
@@ -248,6 +276,7 @@ export function searchPlan(needles: ErasureNeedles): SearchPlan {
   }
   for (const name of needles.fullNames) sets.push(name.split(/[ ,]+/).map((w) => anchorFor(w, /[a-z0-9]+/g)).filter(isAnchor));
   for (const handle of needles.handles) sets.push([anchorFor(handle, /[a-z0-9._-]+/g)].filter(isAnchor));
+  for (const label of needles.labels) sets.push([{ folded: label }]);
   const text = uniqueBy(sets.filter((s) => s.length > 0), (s) => JSON.stringify(s.map((a) => JSON.stringify(a)).sort()));
   const raw = text.map((set) =>
     set.map((a): Anchor => ('folded' in a ? a : { exact: unique(a.exact.flatMap((v) => rawSpellings(v).map(escapeEncoded))) })),

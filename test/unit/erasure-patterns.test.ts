@@ -24,7 +24,8 @@ describe('needles', () => {
     expect(alice.addresses).toEqual(['alice@alicecorp.example', 'a.ace1987@gmail.com']);
     expect(alice.fullNames).toEqual(['Alice Ace', 'Ace, Alice']);
     expect(alice.handles).toEqual(['a.ace1987']);
-    expect(alice.weak).toEqual(expect.arrayContaining(['Alice', 'Ace', 'alice']));
+    expect(alice.labels).toEqual(['alice_alicecorp_example', 'a_ace1987_gmail_com', 'a_ace1987']);
+    expect(alice.weak).toEqual(['Alice', 'Ace']);
   });
 
   it('adds the Unicode form of an IDN domain and the NFD form of a name', () => {
@@ -155,6 +156,20 @@ describe('names', () => {
     const ivan = new Redactor(erasureNeedles({ addresses: [], names: ['Иван Петров'] }), 'text');
     expect(ivan.redact('ИВАН ПЕТРОВ и Иван').value).toBe(`${REDACTED_NAME} и ${REDACTED_NAME}`);
     expect(prefilter(searchPlan(erasureNeedles({ addresses: [], names: ['Иван Петров'] })).text, 'Иван Петров')).toBe(true);
+  });
+
+  it('finds addresses, handles and names in the snake_case labels the product makes of intents and tags', () => {
+    expect(text.redact('add_user_alice_alicecorp_example').value).toBe(`add_user_${REDACTED_NAME}`);
+    expect(text.redact('["user_management","invite_alice_ace","a_ace1987"]').value).toBe(`["user_management","invite_${REDACTED_NAME}","${REDACTED_NAME}"]`);
+    expect(text.redact('malice_alicecorp_example_org').changed).toBe(false);
+    const zoe = new Redactor(erasureNeedles({ addresses: [], names: ['Zoë Ünal'] }), 'text');
+    expect(zoe.redact('call_zoe_unal and Zoe Unal').value).toBe(`call_${REDACTED_NAME} and ${REDACTED_NAME}`);
+  });
+
+  it('a given name never redacts inside an address, a full name does', () => {
+    expect(text.redact('Alice Ace wrote from alice.ace@other.example; ask alice@bob.example or bob@alice.example').value).toBe(
+      `${REDACTED_NAME} wrote from ${REDACTED_NAME}@other.example; ask alice@bob.example or bob@alice.example`,
+    );
   });
 
   it('a distinctive handle stands on its own, but not as the local part of another address', () => {
