@@ -28,6 +28,7 @@ import { silentLogger } from '../../src/logger.ts';
 import { parseRawEmail } from '../../src/mail/parse-message.ts';
 import { openMemoryDatabase, type Database } from '../../src/store/database.ts';
 import { findEntity } from '../../src/store/entities.ts';
+import { ERASED_PROMPT } from '../../src/store/erasure.ts';
 import { ensureMailbox } from '../../src/store/mailboxes.ts';
 import { applyMigrations } from '../../src/store/migrator.ts';
 import { REDIS_URL, startAgentHarness, turnAnswer, waitFor, type AgentHarness } from '../support/agent-harness.ts';
@@ -184,6 +185,12 @@ const BOB_1 = mail(
   ],
 );
 
+/** Alice answers in Bob's thread (she was Cc'd): a turn of Bob's thread carries her words. */
+const ALICE_IN_BOBS_THREAD = mail(
+  ['From: Alice Ace <alice@alicecorp.example>', 'Cc: Bob Builder <bob@bobco.example>', 'Subject: Re: Access request', 'Message-ID: <alice-3@alicecorp.example>', 'In-Reply-To: <bob-1@bobco.example>', 'Content-Type: text/plain; charset=utf-8'],
+  ['Confirming the access request. My direct line is 555-0199.'],
+);
+
 const CAROL_1 = mail(
   ['From: Carol Danvers <carol@carolco.example>', 'Subject: Concert tickets and the Annual plan', 'Message-ID: <carol-1@carolco.example>', 'Content-Type: text/plain; charset=utf-8'],
   ['We booked the Alice Cooper concert; Alice from our team asks whether the Annual plan covers the ace of spades tour.'],
@@ -209,6 +216,15 @@ function answerFor(request: RecordedRequest) {
       facts: [{ key: 'preferred_contact_time', value: 'evenings', category: 'preference', confidence: 0.9, explicit: true, evidence: 'Please only call me in the evenings', sourceMessageId: '<alice-1@alicecorp.example>' }],
       commitments: [{ text: 'refund the duplicate charge to Alice Ace', due: null }],
     };
+  }
+  if (text.includes('555-0199')) {
+    return turnAnswer({
+      body: 'Thanks, noted.',
+      summary: 'Bob asked to add Alice Ace; she confirmed by mail (ALICE@alicecorp.example). Alice starts Monday.',
+      openItems: ['add Alice Ace as a user'],
+      currentIntent: 'add_user Alice@AliceCorp.Example',
+      tags: ['user-management', 'Alice Ace'],
+    });
   }
   if (text.includes('access request')) {
     return turnAnswer({
@@ -249,10 +265,13 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     bobThreadId = bob.threadId!;
     expect(bob.threadId).not.toBe(alice.threadId);
     await draftsIn(bob.threadId!);
+    const reply = await h.ingest(ALICE_IN_BOBS_THREAD.toString('latin1'));
+    expect(reply.threadId).toBe(bob.threadId);
+    await waitFor(() => db.draft.count({ where: { threadId: bob.threadId! } }), (n) => n === 2, 20_000, "the reply to Alice in Bob's thread");
+    await promoteThread(h.runtime.promotionDeps(), bob.threadId!, 'manual');
     const carol = await h.ingest(CAROL_1.toString('latin1'));
     await draftsIn(carol.threadId!);
     await promoteThread(h.runtime.promotionDeps(), alice.threadId!, 'manual');
-    await promoteThread(h.runtime.promotionDeps(), bob.threadId!, 'manual');
 
     // Queued work: promotions due later for both threads, and a job of another kind that failed
     // with her address and name in its data, error, stack trace and log.
@@ -295,8 +314,9 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     expect(pgDump).toMatch(/COPY public\."MessageRaw"/);
   });
 
-  it('a full pg_dump holds no form of her address or name, decoded every way', () => {
+  it('a full pg_dump holds no form of her address or name, decoded every way, nor what she wrote in Bob\'s thread', () => {
     expect(mentionsOfAlice(pgDump)).toEqual([]);
+    expect(decodedViews(pgDump)).not.toContain('555-0199');
   });
 
   it('no Redis key under the prefix holds a form of her address or name', () => {
@@ -311,6 +331,7 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
       'PromotionRun.topic', 'MessageRaw.raw', 'Thread.linkedThreadId']) {
       expect(report.redacted[column], column).toBeGreaterThanOrEqual(1);
     }
+    expect(report.replaced).toEqual({ 'Turn.prompt': 1 });
     expect(report.redis).toMatchObject({ jobsRemoved: expect.any(Number), fieldsRedacted: expect.any(Number) });
     expect(report.redis!.jobsRemoved).toBeGreaterThanOrEqual(1);
     expect(report.redis!.fieldsRedacted).toBeGreaterThanOrEqual(3);
@@ -335,9 +356,13 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     }
     const thread = await db.thread.findUniqueOrThrow({ where: { id: bobThreadId }, include: { drafts: true, turns: true, promotionRuns: true, commitments: true } });
     expect(thread.linkedThreadId).toBeNull();
-    expect(thread.summary).toMatch(/^Bob asked to add \[erased\]/);
+    expect(thread.summary).toBe('Bob asked to add [erased]; she confirmed by mail (erased@erased.invalid). [erased] starts Monday.');
+    expect([thread.currentIntent, thread.tags, thread.openItems]).toEqual(['add_user_[erased]', ['user_management', '[erased]'], ['add [erased] as a user']]);
+    expect(thread.drafts.map((d) => d.toAddress)).toEqual(['bob@bobco.example']);
     expect(thread.drafts[0]?.body).toMatch(/^Hi Bob, we will add \[erased\]/);
-    expect(thread.turns[0]?.prompt).toMatch(/please add \[erased\]/);
+    // The turn that carried her message keeps its row and token counts, not its prompt.
+    expect(thread.turns.map((t) => t.prompt === ERASED_PROMPT).sort()).toEqual([false, true]);
+    expect(thread.turns.find((t) => t.prompt !== ERASED_PROMPT)?.prompt).toMatch(/please add \[erased\]/);
     expect(thread.commitments.map((c) => c.text)).toEqual(['add [erased] <erased@erased.invalid> to the workspace by Monday']);
     const bob = await findEntity(db, 'bob@bobco.example');
     const facts = await db.profileFact.findMany({ where: { entityId: bob!.id } });
