@@ -45,6 +45,9 @@ export interface ErasureReport {
 }
 
 export async function eraseCustomer(db: Db, queues: JobQueues | null, entityId: string): Promise<ErasureReport> {
+  // Redis is checked first, so an unreachable Redis stops the erasure before the database changes
+  // rather than leaving queued jobs behind after it.
+  await queues?.ping();
   const erased = await eraseEntity(db, entityId, (subject) => {
     const needles = erasureNeedles({ addresses: subject.addresses, names: subject.names });
     const text = new Redactor(needles, 'text');

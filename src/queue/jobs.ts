@@ -202,6 +202,11 @@ export class JobQueues {
     return removed;
   }
 
+  /** Fails fast when Redis cannot be reached (erasure checks before it changes the database). */
+  async ping(): Promise<void> {
+    await this.connection.ping();
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.turns.close(), this.promotions.close(), this.outbox.close()]);
   }
