@@ -139,7 +139,10 @@ export interface ErasurePatterns {
 }
 
 // `_` separates words here: the product's snake_case labels (`user_alice_ace`) hold names too.
-const WORD_TEXT = `A-Za-z0-9${range(0xc0, 0xd6)}${range(0xd8, 0xf6)}${range(0xf8, 0x2af)}${range(0x370, 0x1fff)}${range(0x2c00, 0xd7ff)}${range(0xf900, 0xffef)}`;
+const WORD_TEXT = [
+  'A-Za-z0-9',
+  range(0xc0, 0xd6), range(0xd8, 0xf6), range(0xf8, 0x2af), range(0x370, 0x1fff), range(0x2c00, 0xd7ff), range(0xf900, 0xffef),
+].join('');
 // Bytes that start (or, in ISO-8859-1, are) a letter; E2 starts UTF-8 punctuation such as ’ and “.
 const WORD_BYTES = 'A-Za-z0-9\\xC0-\\xE1\\xE3-\\xFF';
 const ADDRESS_LEFT = '(?:(?<![A-Za-z0-9._+-])|(?<=[%=][0-9A-Fa-f]{2}))';

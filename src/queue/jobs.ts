@@ -125,7 +125,9 @@ export class JobQueues {
     const ids = [...target.threadIds, ...target.draftIds];
     const namesIds = (text: string) => ids.some((id) => text.includes(id));
     const redact = (text: string) => target.redact?.(text) ?? { value: text, changed: false };
-    const report: RedisErasure = { keysScanned: 0, jobsRemoved: 0, keysDeleted: 0, fieldsRedacted: 0, logLinesRedacted: 0, stringsRedacted: 0, eventsRemoved: 0 };
+    const report: RedisErasure = {
+      keysScanned: 0, jobsRemoved: 0, keysDeleted: 0, fieldsRedacted: 0, logLinesRedacted: 0, stringsRedacted: 0, eventsRemoved: 0,
+    };
     const queues = new Map<string, Queue>([
       [QUEUES.turns, this.turns],
       [QUEUES.promotions, this.promotions],
@@ -187,14 +189,20 @@ export class JobQueues {
     return report;
   }
 
-  private async scrubStream(key: string, namesIds: (text: string) => boolean, redact: (text: string) => { changed: boolean }): Promise<number> {
+  private async scrubStream(
+    key: string,
+    namesIds: (text: string) => boolean,
+    redact: (text: string) => { changed: boolean },
+  ): Promise<number> {
     const redis = this.connection;
     let removed = 0;
     let start = '-';
     for (;;) {
       const entries = (await redis.xrange(key, start, '+', 'COUNT', SCAN_COUNT)) as Array<[string, string[]]>;
       if (entries.length === 0) break;
-      const named = entries.filter(([, fields]) => fields.some((value) => namesIds(value) || redact(value).changed)).map(([entryId]) => entryId);
+      const named = entries
+        .filter(([, fields]) => fields.some((value) => namesIds(value) || redact(value).changed))
+        .map(([entryId]) => entryId);
       if (named.length > 0) removed += await redis.xdel(key, ...named);
       if (entries.length < SCAN_COUNT) break;
       start = `(${entries[entries.length - 1]?.[0] ?? ''}`;

@@ -18,6 +18,7 @@
  *
  * Works on PostgreSQL and PGlite alike (temporary tables, `strpos`, `jsonb_to_recordset`).
  */
+import { AppError } from '../errors.ts';
 import type { Anchor } from '../mail/erasure-patterns.ts';
 import type { ErasedOriginalSource, RawOutcome } from '../mail/raw-redaction.ts';
 import type { Db } from './database.ts';
@@ -85,7 +86,7 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
   col('ThreadKey', 'kind', 'exempt', ENUM),
   col('Message', 'id', 'exempt', ID),
   col('Message', 'mailboxId', 'exempt', ID),
-  col('Message', 'messageId', 'exempt', 'unique per mailbox and the key threading uses; a Message-ID the customer made is deleted with its message'),
+  col('Message', 'messageId', 'exempt', 'the unique key threading uses; a Message-ID the customer made goes with its message'),
   col('Message', 'threadId', 'exempt', ID),
   col('Message', 'entityId', 'exempt', ID),
   col('Message', 'direction', 'exempt', ENUM),
@@ -247,7 +248,7 @@ export async function eraseEntity<R extends ErasureRules>(
 
 async function readSubject(tx: Tx, entityId: string): Promise<ErasureSubject> {
   const [entity] = await tx.$queryRawUnsafe<Row[]>('SELECT "id", "kind", "key", "name" FROM "Entity" WHERE "id" = $1 FOR UPDATE', entityId);
-  if (!entity) throw new Error(`no entity ${entityId}`);
+  if (!entity) throw new AppError('NOT_FOUND', `no customer ${entityId} (it may have been erased already)`);
   await tx.$executeRawUnsafe('CREATE TEMP TABLE "_erase_addresses" ("address" text PRIMARY KEY) ON COMMIT DROP');
   await tx.$executeRawUnsafe('CREATE TEMP TABLE "_erase_threads" ("id" text PRIMARY KEY) ON COMMIT DROP');
   await tx.$executeRawUnsafe('CREATE TEMP TABLE "_erase_drafts" ("id" text PRIMARY KEY, "messageId" text) ON COMMIT DROP');
@@ -271,18 +272,20 @@ async function readSubject(tx: Tx, entityId: string): Promise<ErasureSubject> {
         OR m."threadId" IN (SELECT "id" FROM "_erase_threads")
         OR m."messageId" IN (SELECT "messageId" FROM "_erase_drafts")
         OR (m."direction" = 'outbound' AND EXISTS (
-              SELECT 1 FROM jsonb_array_elements_text(m."toAddresses") a(v) WHERE lower(a.v) IN (SELECT "address" FROM "_erase_addresses")))`,
+              SELECT 1 FROM jsonb_array_elements_text(m."toAddresses") a(v)
+              WHERE lower(a.v) IN (SELECT "address" FROM "_erase_addresses")))`,
     entityId,
   );
-  const addresses = (await tx.$queryRawUnsafe<Row[]>('SELECT "address" FROM "_erase_addresses" ORDER BY 1')).map((r) => String(r['address']));
+  const column = async (sql: string, name: string) => (await tx.$queryRawUnsafe<Row[]>(sql)).map((r) => String(r[name]));
+  const addresses = await column('SELECT "address" FROM "_erase_addresses" ORDER BY 1', 'address');
   const names = await tx.$queryRawUnsafe<Row[]>(
     `SELECT "displayName" AS n FROM "EntityAddress" WHERE "entityId" = $1 AND "displayName" IS NOT NULL
      UNION SELECT n FROM (SELECT DISTINCT m."fromName" AS n FROM "Message" m JOIN "_erase_messages" e ON e."id" = m."id"
        WHERE m."fromName" IS NOT NULL AND lower(m."fromAddress") IN (SELECT "address" FROM "_erase_addresses") LIMIT 40) own`,
     entityId,
   );
-  const threadIds = (await tx.$queryRawUnsafe<Row[]>('SELECT "id" FROM "_erase_threads" ORDER BY 1')).map((r) => String(r['id']));
-  const draftIds = (await tx.$queryRawUnsafe<Row[]>('SELECT "id" FROM "_erase_drafts" ORDER BY 1')).map((r) => String(r['id']));
+  const threadIds = await column('SELECT "id" FROM "_erase_threads" ORDER BY 1', 'id');
+  const draftIds = await column('SELECT "id" FROM "_erase_drafts" ORDER BY 1', 'id');
   return {
     entityId,
     kind: String(entity['kind']),
@@ -304,7 +307,11 @@ async function deleteOwned(tx: Tx, subject: ErasureSubject, result: DatabaseEras
   );
   count(result.replaced, 'Turn.prompt', prompts);
   const steps: Array<[string, string, unknown[]]> = [
-    ['PromotionDecision', `"entityId" = $1 OR "runId" IN (SELECT "id" FROM "PromotionRun" WHERE "threadId" IN (${threads}))`, [subject.entityId]],
+    [
+      'PromotionDecision',
+      `"entityId" = $1 OR "runId" IN (SELECT "id" FROM "PromotionRun" WHERE "threadId" IN (${threads}))`,
+      [subject.entityId],
+    ],
     ['ProfileFact', '"entityId" = $1', [subject.entityId]],
     ['Commitment', `"entityId" = $1 OR "threadId" IN (${threads})`, [subject.entityId]],
     ['PromotionRun', `"threadId" IN (${threads})`, []],
@@ -314,7 +321,8 @@ async function deleteOwned(tx: Tx, subject: ErasureSubject, result: DatabaseEras
     ['Turn', `"threadId" IN (${threads})`, []],
     [
       'ThreadKey',
-      `"threadId" IN (${threads}) OR "messageId" IN (SELECT "messageId" FROM "_erase_messages" UNION SELECT "messageId" FROM "_erase_drafts")`,
+      `"threadId" IN (${threads})
+       OR "messageId" IN (SELECT "messageId" FROM "_erase_messages" UNION SELECT "messageId" FROM "_erase_drafts")`,
       [],
     ],
     [
@@ -324,8 +332,12 @@ async function deleteOwned(tx: Tx, subject: ErasureSubject, result: DatabaseEras
     ],
     ['LlmCall', `"threadId" IN (${threads})`, []],
   ];
-  for (const [table, where, params] of steps) count(result.deleted, table, await tx.$executeRawUnsafe(`DELETE FROM "${table}" WHERE ${where}`, ...params));
-  const unlinked = await tx.$executeRawUnsafe(`UPDATE "Thread" SET "linkedThreadId" = NULL WHERE "linkedThreadId" IN (${threads}) AND "id" NOT IN (${threads})`);
+  for (const [table, where, params] of steps) {
+    count(result.deleted, table, await tx.$executeRawUnsafe(`DELETE FROM "${table}" WHERE ${where}`, ...params));
+  }
+  const unlinked = await tx.$executeRawUnsafe(
+    `UPDATE "Thread" SET "linkedThreadId" = NULL WHERE "linkedThreadId" IN (${threads}) AND "id" NOT IN (${threads})`,
+  );
   count(result.redacted, 'Thread.linkedThreadId', unlinked);
   count(result.deleted, 'Thread', await tx.$executeRawUnsafe(`DELETE FROM "Thread" WHERE "id" IN (${threads})`));
   count(result.deleted, 'EntityAddress', await tx.$executeRawUnsafe('DELETE FROM "EntityAddress" WHERE "entityId" = $1', subject.entityId));
@@ -341,7 +353,9 @@ async function redactColumns(tx: Tx, rules: ErasureRules, result: DatabaseErasur
   if (rules.search.text.length === 0) return mentioned;
   const tables = new Map<string, ErasureColumn[]>();
   for (const c of ERASURE_COLUMNS) {
-    if (c.treatment === 'text' || c.treatment === 'json' || c.treatment === 'delete-row') tables.set(c.table, [...(tables.get(c.table) ?? []), c]);
+    if (c.treatment === 'text' || c.treatment === 'json' || c.treatment === 'delete-row') {
+      tables.set(c.table, [...(tables.get(c.table) ?? []), c]);
+    }
   }
   for (const [table, columns] of tables) {
     const keys = keyOf(table);
@@ -349,14 +363,20 @@ async function redactColumns(tx: Tx, rules: ErasureRules, result: DatabaseErasur
     const condition = columns
       .map((c) => anchorCondition(c.treatment === 'json' ? `t."${c.column}"::text` : `t."${c.column}"`, rules.search.text, params))
       .join(' OR ');
-    const selected = [...keys.map((k) => `t."${k}"`), ...columns.filter((c) => !keys.includes(c.column)).map((c) => (c.treatment === 'json' ? `t."${c.column}"::text AS "${c.column}"` : `t."${c.column}"`))];
+    const keyList = keys.map((k) => `t."${k}"`).join(', ');
+    const selected = [
+      keyList,
+      ...columns
+        .filter((c) => !keys.includes(c.column))
+        .map((c) => (c.treatment === 'json' ? `t."${c.column}"::text AS "${c.column}"` : `t."${c.column}"`)),
+    ];
     let after: unknown[] | null = null;
     for (;;) {
       const keyParams: unknown[] = after ?? [];
       const offset = params.values.length;
-      const keyset: string = after ? `(${keys.map((k) => `t."${k}"`).join(', ')}) > (${keys.map((_k, i) => `$${offset + i + 1}`).join(', ')}) AND ` : '';
+      const keyset: string = after ? `(${keyList}) > (${keys.map((_k, i) => `$${offset + i + 1}`).join(', ')}) AND ` : '';
       const rows: Row[] = await tx.$queryRawUnsafe<Row[]>(
-        `SELECT ${selected.join(', ')} FROM "${table}" t WHERE ${keyset}(${condition}) ORDER BY ${keys.map((k) => `t."${k}"`).join(', ')} LIMIT ${BATCH}`,
+        `SELECT ${selected.join(', ')} FROM "${table}" t WHERE ${keyset}(${condition}) ORDER BY ${keyList} LIMIT ${BATCH}`,
         ...params.values,
         ...keyParams,
       );
@@ -456,7 +476,11 @@ function anchorCondition(expression: string, needles: Anchor[][], params: Params
   return needles
     .map((anchors) =>
       anchors
-        .map((a) => ('folded' in a ? `strpos(${folded}, ${param(a.folded)}) > 0` : `(${a.exact.map((v) => `strpos(${expression}, ${param(v)}) > 0`).join(' OR ')})`))
+        .map((a) =>
+          'folded' in a
+            ? `strpos(${folded}, ${param(a.folded)}) > 0`
+            : `(${a.exact.map((v) => `strpos(${expression}, ${param(v)}) > 0`).join(' OR ')})`,
+        )
         .join(' AND '),
     )
     .map((clause) => `(${clause})`)

@@ -62,7 +62,8 @@ export async function eraseAction(c: ConsoleContext): Promise<Response> {
   const report = await eraseCustomer(runtime.db, runtime.queues(), entityId);
   runtime.logger.info('customer erased in the console', { entityId, summary: describeErasure(report).join(' ') });
   // The summary is shown once, in answer to the form; it holds counts only, never an erased value.
-  return c.html(renderPage({ title: 'Erased', section: 'customers', session: c.get('session'), notice: 'erased', body: erasureSummary(report) }));
+  const body = erasureSummary(report);
+  return c.html(renderPage({ title: 'Erased', section: 'customers', session: c.get('session'), notice: 'erased', body }));
 }
 
 function erasureSummary(report: ErasureReport): SafeHtml {
@@ -78,7 +79,8 @@ function erasureSummary(report: ErasureReport): SafeHtml {
 <h1>Erased ${report.entityId}</h1>
 <p>${report.addresses} address(es) and ${report.names} name(s) were erased. Counts of what changed:</p>
 <section aria-labelledby="erase-deleted"><h2 id="erase-deleted">Deleted</h2>${rows(report.deleted, 'Nothing.')}</section>
-<section aria-labelledby="erase-redacted"><h2 id="erase-redacted">Redacted in other customers' data</h2>${rows(report.redacted, 'No mentions found.')}</section>
+<section aria-labelledby="erase-redacted"><h2 id="erase-redacted">Redacted in other customers' data</h2>
+${rows(report.redacted, 'No mentions found.')}</section>
 <section aria-labelledby="erase-replaced"><h2 id="erase-replaced">Replaced whole</h2>${rows(report.replaced, 'Nothing.')}
 ${report.partsEmptied > 0 ? html`<p>${report.partsEmptied} attachment(s) inside stored originals were emptied.</p>` : ''}</section>
 <section aria-labelledby="erase-redis"><h2 id="erase-redis">Job queues (Redis)</h2>
