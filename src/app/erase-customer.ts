@@ -24,8 +24,6 @@ import type { JobQueues, RedisErasure } from '../queue/jobs.ts';
 import type { Db } from '../store/database.ts';
 import { eraseEntity } from '../store/erasure.ts';
 
-export { REDACTED_ADDRESS, REDACTED_NAME } from '../mail/erasure-patterns.ts';
-
 /** What an erasure changed, as counts. */
 export interface ErasureReport {
   entityId: string;
