@@ -1,92 +1,99 @@
 /**
- * Erasure of one customer: the entity, its addresses, facts, decisions, commitments, its threads
- * with every message, draft and turn in them, its messages and our replies to it in other
- * people's threads, and every queued job that names any of it. Where another customer's mail
- * merely names the customer (a Cc, a quoted address), the address is redacted in place. Mail on
- * the IMAP server itself is the mailbox owner's and is not touched.
+ * Erasure of one customer, the story (README "Guarantees", "Erasure leaves nothing"):
+ *
+ * 1. In one database transaction (src/store/erasure.ts): everything the customer owns is deleted
+ *    (entity, addresses, facts, decisions, commitments; its threads with their messages, drafts,
+ *    turns, promotion runs and LLM-call rows; its messages and our replies to it in other
+ *    people's threads), and turns elsewhere that carried its mail lose their prompt.
+ * 2. In the same transaction, everything that stays (other customers' rows) is redacted wherever
+ *    it mentions the customer, by the rules of src/mail/erasure-patterns.ts: its addresses in any
+ *    case and their encoded spellings, its full names and distinctive handles, and its given and
+ *    family names where one of those also occurs. Every text and JSON column is covered
+ *    (`ERASURE_COLUMNS`, checked against the schema by a test), and the stored original of every
+ *    such message is rewritten part by part, or replaced by a re-rendering when it cannot be
+ *    (src/mail/raw-redaction.ts).
+ * 3. Redis: jobs, deduplication keys and events that name its threads or drafts are removed, and
+ *    every other job's data, result, error and log is redacted by the same rules.
+ *
+ * The report holds counts only, never an erased value. Mail on the IMAP server itself belongs to
+ * the mailbox owner and is not touched.
  */
-import type { JobQueues } from '../queue/jobs.ts';
-import { jsonStringArray } from '../store/client.ts';
+import { erasureNeedles, Redactor, searchPlan } from '../mail/erasure-patterns.ts';
+import { eraseFromOriginal, type ErasedOriginalSource } from '../mail/raw-redaction.ts';
+import type { JobQueues, RedisErasure } from '../queue/jobs.ts';
 import type { Db } from '../store/database.ts';
+import { eraseEntity } from '../store/erasure.ts';
 
+/** What an erasure changed, as counts. */
 export interface ErasureReport {
   entityId: string;
-  addresses: string[];
-  threads: number;
-  messages: number;
-  redacted: number;
-  jobs: number;
+  /** How many addresses and names were erased (not which). */
+  addresses: number;
+  names: number;
+  /** Rows deleted per table. */
+  deleted: Record<string, number>;
+  /** Rows redacted in place per `Table.column`. */
+  redacted: Record<string, number>;
+  /** Values replaced whole: `Turn.prompt`, `MessageRaw.raw` (re-rendered originals). */
+  replaced: Record<string, number>;
+  /** Binary attachments emptied inside originals. */
+  partsEmptied: number;
+  /** Null when the command ran without Redis. */
+  redis: RedisErasure | null;
 }
-
-export const REDACTED_ADDRESS = 'erased@erased.invalid';
 
 export async function eraseCustomer(db: Db, queues: JobQueues | null, entityId: string): Promise<ErasureReport> {
-  const entity = await db.entity.findUniqueOrThrow({ where: { id: entityId }, include: { addresses: { orderBy: { address: 'asc' } } } });
-  const addresses = entity.addresses.map((a) => a.address);
-  const names = [entity.name, ...entity.addresses.map((a) => a.displayName)].filter((n): n is string => Boolean(n && n.length >= 3));
-  const threadIds = (await db.thread.findMany({ where: { entityId }, select: { id: true } })).map((t) => t.id);
-  const draftIds = (
-    await db.draft.findMany({ where: { OR: [{ threadId: { in: threadIds } }, { toAddress: { in: addresses } }] }, select: { id: true } })
-  ).map((d) => d.id);
-
-  const { messages, redacted } = await db.$transaction(async (tx) => {
-    const doomed = await tx.message.findMany({
-      where: {
-        OR: [{ entityId }, { fromAddress: { in: addresses } }, { threadId: { in: threadIds } }, { direction: 'outbound', toAddresses: { array_contains: addresses.slice(0, 1) } }],
-      },
-      select: { id: true, messageId: true, mailboxId: true },
-    });
-    const replies = await tx.draft.findMany({ where: { id: { in: draftIds } }, select: { messageId: true } });
-    const doomedIds = [...doomed.map((m) => m.messageId), ...replies.map((r) => r.messageId)];
-    await tx.draft.deleteMany({ where: { id: { in: draftIds } } });
-    await tx.message.deleteMany({ where: { OR: [{ id: { in: doomed.map((m) => m.id) } }, { messageId: { in: replies.map((r) => r.messageId) } }] } });
-    await tx.threadKey.deleteMany({ where: { messageId: { in: doomedIds } } });
-    await tx.thread.deleteMany({ where: { id: { in: threadIds } } });
-    await tx.threadParticipant.deleteMany({ where: { OR: [{ entityId }, { address: { in: addresses } }] } });
-    await tx.llmCall.deleteMany({ where: { threadId: { in: threadIds } } });
-    await tx.entity.delete({ where: { id: entityId } });
-    return { messages: doomed.length, redacted: await redactMentions(tx, addresses, names) };
+  // Redis is checked first, so an unreachable Redis stops the erasure before the database changes
+  // rather than leaving queued jobs behind after it.
+  await queues?.ping();
+  const erased = await eraseEntity(db, entityId, (subject) => {
+    const needles = erasureNeedles({ addresses: subject.addresses, names: subject.names });
+    const text = new Redactor(needles, 'text');
+    return {
+      search: searchPlan(needles),
+      redactText: (value: string) => text.redact(value),
+      redactOriginal: (raw: Buffer, mentioned: boolean, source: ErasedOriginalSource) => eraseFromOriginal(raw, needles, mentioned, source),
+    };
   });
-
-  const jobs = queues ? await queues.removeJobsFor(new Set(threadIds), new Set(draftIds)) : 0;
-  return { entityId, addresses, threads: threadIds.length, messages, redacted, jobs };
+  const redis = queues
+    ? await queues.removeJobsFor({
+        threadIds: new Set(erased.subject.threadIds),
+        draftIds: new Set(erased.subject.draftIds),
+        redact: erased.rules.redactText,
+      })
+    : null;
+  return {
+    entityId,
+    addresses: erased.subject.addresses.length,
+    names: erased.subject.names.length,
+    deleted: erased.deleted,
+    redacted: erased.redacted,
+    replaced: erased.replaced,
+    partsEmptied: erased.partsEmptied,
+    redis,
+  };
 }
 
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
-
-/** Other customers' mail that names the erased customer keeps its place, without the name. */
-async function redactMentions(tx: Tx, addresses: string[], names: string[]): Promise<number> {
-  if (addresses.length === 0) return 0;
-  const needles = [...addresses, ...names];
-  const rawHits = new Set<string>();
-  for (const needle of needles) {
-    const rows = await tx.$queryRaw<Array<{ messageId: string }>>`SELECT "messageId" FROM "MessageRaw" WHERE position(convert_to(${needle}, 'UTF8') in raw) > 0`;
-    for (const row of rows) rawHits.add(row.messageId);
-  }
-  const candidates = await tx.message.findMany({
-    where: {
-      OR: [
-        { id: { in: [...rawHits] } },
-        ...needles.flatMap((n) => [{ bodyText: { contains: n } }, { extractedText: { contains: n } }, { fromName: { contains: n } }]),
-        ...addresses.flatMap((a) => [{ toAddresses: { array_contains: [a] } }, { ccAddresses: { array_contains: [a] } }, { replyTo: a }]),
-      ],
-    },
-    include: { raw: true },
-  });
-  const scrub = (text: string) => needles.reduce((acc, n) => acc.split(n).join(n.includes('@') ? REDACTED_ADDRESS : '[erased]'), text);
-  for (const m of candidates) {
-    await tx.message.update({
-      where: { id: m.id },
-      data: {
-        toAddresses: jsonStringArray(m.toAddresses).filter((a) => !addresses.includes(a)),
-        ccAddresses: jsonStringArray(m.ccAddresses).filter((a) => !addresses.includes(a)),
-        replyTo: m.replyTo && addresses.includes(m.replyTo) ? null : m.replyTo,
-        fromName: m.fromName ? scrub(m.fromName) : m.fromName,
-        bodyText: scrub(m.bodyText),
-        extractedText: scrub(m.extractedText),
-        ...(m.raw ? { raw: { update: { raw: new Uint8Array(Buffer.from(scrub(Buffer.from(m.raw.raw).toString('latin1')), 'latin1')) } } } : {}),
-      },
-    });
-  }
-  return candidates.length;
+/** The report as lines for people (the CLI and the log); counts only. */
+export function describeErasure(report: ErasureReport): string[] {
+  const list = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || 'nothing';
+  const lines = [
+    `Erased ${report.entityId} (${report.addresses} address(es), ${report.names} name(s)).`,
+    `Deleted rows: ${list(report.deleted)}.`,
+    `Redacted in other customers' data: ${list(report.redacted)}.`,
+    `Replaced whole: ${list(report.replaced)}${report.partsEmptied > 0 ? `; ${report.partsEmptied} attachment(s) emptied` : ''}.`,
+  ];
+  const r = report.redis;
+  lines.push(
+    r
+      ? `Redis: ${r.jobsRemoved} job(s) removed, ${r.keysDeleted} key(s) deleted, ${r.eventsRemoved} event(s) removed, ` +
+          `${r.fieldsRedacted} job field(s), ${r.logLinesRedacted} log line(s) and ${r.stringsRedacted} value(s) redacted ` +
+          `(${r.keysScanned} key(s) scanned).`
+      : 'Redis: not reached.',
+  );
+  return lines;
 }

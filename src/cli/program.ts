@@ -111,9 +111,10 @@ export function buildProgram(): Command {
 
   program
     .command('erase')
-    .description('erase everything about a customer: profile, threads, messages, drafts, decisions, queued jobs')
+    .description('erase everything about a customer and redact its mentions in other customers\' data, in PostgreSQL and Redis')
     .argument('<customer>', 'an address or an entity id')
     .option('--yes', 'confirm the erasure')
+    .option('--json', 'print what changed as JSON (counts only)')
     .action(runErase);
 
   return program;

@@ -124,12 +124,20 @@ describe('the operator commands', () => {
     expect(why.stdout).toMatch(/rule: trusted-import/);
 
     expect((await run(['erase', 'alice@example.com'], env)).code).toBe(2);
-    const erased = await run(['erase', 'alice@example.com', '--yes'], env);
-    expect(erased.stdout).toMatch(/Erased e_\S+ \(alice\.private@gmail\.com, alice@example\.com\)/);
+    const erased = await run(['erase', 'alice@example.com', '--yes', '--json'], env);
+    const report = JSON.parse(erased.stdout) as { entityId: string; addresses: number; deleted: Record<string, number>; redis: unknown };
+    expect(report).toMatchObject({ entityId: expect.stringMatching(/^e_/), addresses: 2, deleted: { Entity: 1, EntityAddress: 2, ProfileFact: 2 } });
+    expect(report.redis).toMatchObject({ jobsRemoved: 0 });
+    // Counts only: the erased addresses are not echoed.
+    expect(erased.stdout).not.toMatch(/alice/);
     const gone = await run(['profile', 'alice@example.com'], env);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/no customer matches "alice@example\.com"/);
-  }, 4 * COMMAND_TIMEOUT_MS);
+    await run(['import', path.join(dir, 'crm.csv')], env);
+    const text = await run(['erase', 'alice@example.com', '--yes'], env);
+    expect(text.stdout).toMatch(/^Erased e_\S+ \(1 address\(es\), 0 name\(s\)\)\.\nDeleted rows: .*Entity 1.*\nRedacted in other customers' data: nothing\.\n/);
+    expect(text.stdout).toMatch(/\nRedis: 0 job\(s\) removed, .* key\(s\) scanned\)\.\n$/);
+  }, 6 * COMMAND_TIMEOUT_MS);
 
   it('refuses to start with an invalid promotion policy, naming the problem', async () => {
     const dir = await tempDir();

@@ -529,6 +529,10 @@ describe('the review console', () => {
     await page.getByLabel(/To confirm, type the customer's key/).fill('grace@example.com');
     await page.getByRole('button', { name: 'Erase permanently' }).click();
     expect(await textOf(page.getByRole('status'))).toMatch(/Erased the customer/);
+    // What changed, as counts (never the erased values): the same summary as `support-agent erase`.
+    expect(await textOf(page.getByRole('heading', { level: 1 }))).toBe(`Erased ${grace.entityId}`);
+    expect(await textOf(page.getByRole('row', { name: /^EntityAddress 1$/ }))).toMatch(/^EntityAddress\s+1$/);
+    expect(await page.content()).not.toContain('grace@example.com');
     await screenshot(page, 'console-customers');
     expect(await runtime.db.entity.count({ where: { id: grace.entityId } })).toBe(0);
     expect(await runtime.db.thread.count({ where: { id: grace.threadId } })).toBe(0);

@@ -132,7 +132,7 @@ describe('erasure', () => {
     const entity = await findEntity(h.runtime.db, 'frank@erase.example');
     const threadIds = (await h.runtime.db.thread.findMany({ where: { entityId: entity!.id }, select: { id: true } })).map((t) => t.id);
     const report = await eraseCustomer(h.runtime.db, h.runtime.queues(), entity!.id);
-    expect(report.threads).toBe(1);
+    expect(report.deleted['Thread']).toBe(1);
 
     const needles = ['frank@erase.example', 'Frank Zappa', entity!.id, ...threadIds, '<erase-1@example.com>', '<erase-2@example.com>', 'Frank adds this'];
     const tables = await h.runtime.db.$queryRawUnsafe<Array<{ tablename: string }>>(

@@ -2,7 +2,7 @@
  * The operator's commands: look at a profile or a thread, explain a fact, set trusted facts,
  * import them, link addresses, promote a thread by hand, erase a customer.
  */
-import { eraseCustomer } from '../../app/erase-customer.ts';
+import { describeErasure, eraseCustomer } from '../../app/erase-customer.ts';
 import { importFacts } from '../../app/import-facts.ts';
 import { linkAddress } from '../../app/link-address.ts';
 import { createAppLogger } from '../../app/logging.ts';
@@ -152,11 +152,15 @@ export function runPromote(threadId: string): Promise<void> {
   });
 }
 
-export function runErase(ref: string, options: { yes?: boolean }): Promise<void> {
+/**
+ * Erases a customer and prints what changed: rows deleted per table, rows redacted per column,
+ * values replaced whole, and Redis by kind; counts only, never an erased value (`--json` for tools).
+ */
+export function runErase(ref: string, options: { yes?: boolean; json?: boolean }): Promise<void> {
   if (!options.yes) throw new AppError('USAGE', 'erase deletes everything about a customer; repeat with --yes to confirm');
   return withRuntime(async (runtime) => {
     const entity = await requireEntity(runtime.db, ref);
     const report = await eraseCustomer(runtime.db, runtime.queues(), entity.id);
-    print(`Erased ${entity.id} (${report.addresses.join(', ')}): ${report.threads} thread(s), ${report.messages} message(s), ${report.jobs} queued job(s).`);
+    print(options.json ? report : describeErasure(report).join('\n'));
   });
 }
