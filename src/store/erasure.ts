@@ -76,6 +76,8 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
   col('Thread', 'status', 'exempt', ENUM),
   col('Thread', 'topic', 'text'),
   col('Thread', 'linkedThreadId', 'exempt', `${ID} (links to an erased thread are cleared)`),
+  col('Thread', 'handoffReason', 'text'),
+  col('Thread', 'promotionError', 'text'),
   col('ThreadParticipant', 'threadId', 'exempt', ID),
   col('ThreadParticipant', 'address', 'delete-row'),
   col('ThreadParticipant', 'entityId', 'exempt', ID),
@@ -132,6 +134,7 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
   col('Draft', 'references', 'json'),
   col('Draft', 'status', 'exempt', ENUM),
   col('Draft', 'error', 'text'),
+  col('Draft', 'flags', 'json'),
   col('ProfileFact', 'id', 'exempt', ID),
   col('ProfileFact', 'entityId', 'exempt', ID),
   col('ProfileFact', 'key', 'text'),
@@ -172,6 +175,9 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
   col('LlmCall', 'provider', 'exempt', OURS),
   col('LlmCall', 'model', 'exempt', OURS),
   col('LlmCall', 'threadId', 'exempt', ID),
+  col('LoopState', 'scope', 'delete-row'),
+  col('LoopState', 'fingerprints', 'exempt', 'hashed shingles of recent messages: no readable text'),
+  col('LoopState', 'lastReply', 'exempt', 'hashed shingles of a reply: no readable text'),
   col('Setting', 'key', 'exempt', OURS),
   col('Setting', 'value', 'exempt', 'installation secrets the product generates'),
   col('ConsoleSession', 'tokenHash', 'exempt', 'a hash of a login token'),
@@ -183,7 +189,7 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
 export const ERASED_PROMPT = '[erased: this prompt held a message from a customer who has since been erased]';
 
 /** Key columns for batching (keyset pagination) and for deleting rows. */
-const KEYS: Record<string, string[]> = { ThreadParticipant: ['threadId', 'address'], ThreadKey: ['mailboxId', 'messageId'] };
+const KEYS: Record<string, string[]> = { ThreadParticipant: ['threadId', 'address'], ThreadKey: ['mailboxId', 'messageId'], LoopState: ['scope'] };
 const keyOf = (table: string) => KEYS[table] ?? ['id'];
 const BATCH = 200;
 const RAW_BATCH = 20;
@@ -331,6 +337,14 @@ async function deleteOwned(tx: Tx, subject: ErasureSubject, result: DatabaseEras
       [subject.entityId],
     ],
     ['LlmCall', `"threadId" IN (${threads})`, []],
+    // The loop guard's counters: her threads, her addresses (plus-tags folded), her company domain.
+    [
+      'LoopState',
+      `split_part("scope", '|thread:', 2) IN (${threads})
+       OR lower(split_part("scope", '|address:', 2)) IN (SELECT "address" FROM "_erase_addresses")
+       OR ($1::text = 'domain' AND split_part("scope", '|domain:', 2) = $2::text)`,
+      [subject.kind, subject.key],
+    ],
   ];
   for (const [table, where, params] of steps) {
     count(result.deleted, table, await tx.$executeRawUnsafe(`DELETE FROM "${table}" WHERE ${where}`, ...params));

@@ -205,7 +205,7 @@ function answerFor(request: RecordedRequest) {
       return {
         topic: 'adding Alice Ace as a workspace user',
         facts: [
-          { key: 'current_issue', value: 'wants Alice Ace (alice@alicecorp.example) added', category: 'situation', confidence: 0.8, explicit: true, evidence: 'please add Alice Ace', sourceMessageId: '<bob-1@bobco.example>' },
+          { key: 'current_issue', value: 'add Alice Ace', category: 'situation', confidence: 0.8, explicit: true, evidence: 'please add Alice Ace', sourceMessageId: '<bob-1@bobco.example>' },
           { key: 'sentiment', value: 'happy with Alice Ace', category: 'sentiment', confidence: 0.9, explicit: false, evidence: 'please add Alice Ace', sourceMessageId: '<bob-1@bobco.example>' },
         ],
         commitments: [{ text: 'add ALICE ACE <alice@alicecorp.example> to the workspace by Monday', due: 'Monday' }],
@@ -327,7 +327,7 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     expect(report.deleted).toMatchObject({ Entity: 1, EntityAddress: 2, Thread: 1, ProfileFact: 1, Commitment: 1, PromotionRun: 1 });
     expect(report.deleted['Message']).toBeGreaterThanOrEqual(3);
     for (const column of ['Message.bodyText', 'Message.ccAddresses', 'Message.subject', 'Thread.summary', 'Thread.openItems', 'Thread.tags',
-      'Thread.currentIntent', 'Thread.topic', 'Draft.body', 'Turn.prompt', 'ProfileFact.value', 'PromotionDecision.evidence', 'Commitment.text',
+      'Thread.currentIntent', 'Thread.topic', 'Draft.body', 'Turn.prompt', 'ProfileFact.value', 'PromotionDecision.value', 'PromotionDecision.evidence', 'Commitment.text',
       'PromotionRun.topic', 'MessageRaw.raw', 'Thread.linkedThreadId']) {
       expect(report.redacted[column], column).toBeGreaterThanOrEqual(1);
     }
@@ -356,8 +356,10 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     }
     const thread = await db.thread.findUniqueOrThrow({ where: { id: bobThreadId }, include: { drafts: true, turns: true, promotionRuns: true, commitments: true } });
     expect(thread.linkedThreadId).toBeNull();
-    expect(thread.summary).toBe('Bob asked to add [erased]; she confirmed by mail (erased@erased.invalid). [erased] starts Monday.');
-    expect([thread.currentIntent, thread.tags, thread.openItems]).toEqual(['add_user_[erased]', ['user_management', '[erased]'], ['add [erased] as a user']]);
+    // Alice's own turn in Bob's thread answered her with the notes withheld (she is not its
+    // customer), so the notes are still those of Bob's turn.
+    expect(thread.summary).toBe('Bob asked to add [erased] (erased@erased.invalid, also erased@erased.invalid) to his workspace; [erased] starts Monday.');
+    expect([thread.currentIntent, thread.tags, thread.openItems]).toEqual(['add_user_[erased]', ['user_management', '[erased]'], ['add [erased] as a user', 'send [erased] an invitation']]);
     expect(thread.drafts.map((d) => d.toAddress)).toEqual(['bob@bobco.example']);
     expect(thread.drafts[0]?.body).toMatch(/^Hi Bob, we will add \[erased\]/);
     // The turn that carried her message keeps its row and token counts, not its prompt.
@@ -366,7 +368,7 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     expect(thread.commitments.map((c) => c.text)).toEqual(['add [erased] <erased@erased.invalid> to the workspace by Monday']);
     const bob = await findEntity(db, 'bob@bobco.example');
     const facts = await db.profileFact.findMany({ where: { entityId: bob!.id } });
-    expect(facts.map((f) => [f.key, f.value])).toEqual([['current_issue', 'wants [erased] (erased@erased.invalid) added']]);
+    expect(facts.map((f) => [f.key, f.value])).toEqual([['current_issue', 'add [erased]']]);
     const bobText = JSON.stringify([message.bodyText, message.extractedText, thread, facts, await db.promotionDecision.findMany({ where: { entityId: bob!.id } })]);
     expect(bobText).not.toMatch(/\balice\b/i);
     expect(Buffer.from(message.raw!.raw).toString('latin1')).not.toMatch(/\balice\b/i);
@@ -411,7 +413,7 @@ describe('erasure on the embedded PGlite database', () => {
     const settings = await ingestSettings(config, db);
     const provider = createProvider(config.llm, silentLogger);
     const now = () => new Date();
-    const turnDeps = { db, provider, settings: turnSettings(config, settings.messageIdSecret, settings.supportAddress), logger: silentLogger, now };
+    const turnDeps = { db, sql: database.sql, mailboxId: mailbox.id, provider, settings: turnSettings(config, settings.messageIdSecret, settings.supportAddress), logger: silentLogger, now };
     const ingest = (raw: Buffer) => ingestRawMessage({ sql: database.sql, mailbox, settings, logger: silentLogger }, raw, { kind: 'api' });
 
     const alice = await ingest(ALICE_1);
