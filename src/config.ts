@@ -4,8 +4,8 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { parseHost } from './console/host-names.ts';
-import { isAddressOrCidr } from './console/trusted-proxies.ts';
+import { parseHost } from './net/host-names.ts';
+import { isAddressOrCidr } from './net/trusted-proxies.ts';
 import { parseDuration } from './duration.ts';
 import { AppError } from './errors.ts';
 
@@ -128,117 +128,11 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 
-type Env = z.infer<typeof envSchema>;
-
-/** The product's validated settings, grouped by concern. */
-export interface Config {
-  dataDir: string;
-  databaseUrl: string | undefined;
-  redisUrl: string;
-  queuePrefix: string;
-  supportAddress: string;
-  supportName: string;
-  imap: {
-    host: string | undefined;
-    port: number;
-    secure: boolean;
-    rejectUnauthorized: boolean;
-    user: string | undefined;
-    password: string | undefined;
-    folders: string[];
-    pollIntervalMs: number;
-    processedAction: 'none' | 'flag' | 'move';
-    processedFolder: string;
-    idle: boolean;
-  };
-  smtp: {
-    host: string | undefined;
-    port: number;
-    secure: boolean;
-    rejectUnauthorized: boolean;
-    user: string | undefined;
-    password: string | undefined;
-  };
-  replyMode: 'draft' | 'send';
-  /** Mail older than this when ingested (a backlog, an initial sync) is stored and threaded but not answered. */
-  replyMaxAgeMs: number;
-  llm: {
-    provider: 'openai' | 'offline';
-    apiKey: string | undefined;
-    baseUrl: string | undefined;
-    model: string;
-    timeoutMs: number;
-    maxRetries: number;
-  };
-  memory: {
-    promptTokenBudget: number;
-    summaryTokenCap: number;
-    messageTokenCap: number;
-    quietAfterMs: number;
-    subjectWindowMs: number;
-    policyFile: string;
-    maxProfileFacts: number;
-  };
-  entity: {
-    key: 'address' | 'domain';
-    foldPlusAddresses: boolean;
-    extraFreeMailDomains: string[];
-  };
-  trust: {
-    authservId: string | undefined;
-    messageIdSecret: string | undefined;
-    replyLimitPerHour: number;
-    replyLimitPerDay: number;
-    /** Replies in a row to one correspondent, domain or thread with no human-looking message in between. */
-    loopMaxReplies: number;
-    /** A loop counter quiet for this long starts afresh. */
-    loopWindowMs: number;
-    /** A send claimed this long ago with no recorded outcome is held for a person, never re-sent. */
-    sendUnknownAfterMs: number;
-  };
-  /** lockDuration: a job whose worker died is retried after about this long (stall detection). */
-  worker: { concurrency: number; reconcileIntervalMs: number; lockDurationMs: number };
-  console: {
-    host: string;
-    port: number;
-    password: string | undefined;
-    /** The console's external origin (behind a TLS proxy); decides Origin checks and Secure cookies. */
-    publicUrl: string | undefined;
-    /** Addresses or CIDR blocks whose X-Forwarded-* / Forwarded headers are believed. */
-    trustedProxies: string[];
-    /** Further host names the console answers to (besides loopback, its bound address and the public URL's). */
-    allowedHosts: string[];
-  };
-  logLevel: Env['LOG_LEVEL'];
-}
-
 /**
- * Parses the environment. Throws `AppError('CONFIG_INVALID')` naming every bad variable
- * (never echoing its value, which may be a secret).
+ * The grouped settings the product uses, built from the validated variables. `Config` is this
+ * function's result type: each setting is declared once in `envSchema` and placed once here.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(
-    Object.keys(envSchema.shape)
-      .filter((key) => env[key] !== undefined && env[key] !== '')
-      .map((key) => [key, env[key]]),
-  );
-  const parsed = envSchema.safeParse(present);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`);
-    throw new AppError('CONFIG_INVALID', `Invalid configuration: ${problems.join('; ')}`);
-  }
-  const e = parsed.data;
-  if (e.LLM_PROVIDER === 'openai' && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
-    throw new AppError(
-      'CONFIG_INVALID',
-      'Invalid configuration: LLM_PROVIDER: openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)',
-    );
-  }
-  if (e.REPLY_MODE === 'send' && !e.SMTP_HOST) {
-    throw new AppError('CONFIG_INVALID', 'Invalid configuration: SMTP_HOST: required when REPLY_MODE=send');
-  }
-  const llmProvider =
-    e.LLM_PROVIDER === 'auto' ? (e.OPENAI_API_KEY ? 'openai' : 'offline') : e.LLM_PROVIDER;
+function grouped(e: z.output<typeof envSchema>) {
   return {
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
@@ -268,9 +162,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: e.SMTP_PASSWORD,
     },
     replyMode: e.REPLY_MODE,
+    /** Mail older than this when ingested (a backlog, an initial sync) is stored and threaded but not answered. */
     replyMaxAgeMs: e.REPLY_MAX_AGE,
     llm: {
-      provider: llmProvider,
+      /** `auto` resolved: the OpenAI-compatible provider when a key is set, else the offline one. */
+      provider: (e.LLM_PROVIDER === 'auto' ? (e.OPENAI_API_KEY ? 'openai' : 'offline') : e.LLM_PROVIDER) as 'openai' | 'offline',
       apiKey: e.OPENAI_API_KEY,
       baseUrl: e.OPENAI_BASE_URL,
       model: e.OPENAI_MODEL,
@@ -296,21 +192,65 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       messageIdSecret: e.MESSAGE_ID_SECRET,
       replyLimitPerHour: e.REPLY_LIMIT_PER_HOUR,
       replyLimitPerDay: e.REPLY_LIMIT_PER_DAY,
+      /** Replies in a row to one correspondent, domain or thread with no human-looking message in between. */
       loopMaxReplies: e.LOOP_MAX_REPLIES,
+      /** A loop counter quiet for this long starts afresh. */
       loopWindowMs: e.LOOP_WINDOW,
+      /** A send claimed this long ago with no recorded outcome is held for a person, never re-sent. */
       sendUnknownAfterMs: e.SEND_UNKNOWN_AFTER,
     },
-    worker: { concurrency: e.WORKER_CONCURRENCY, reconcileIntervalMs: e.RECONCILE_INTERVAL, lockDurationMs: e.WORKER_LOCK_DURATION },
+    worker: {
+      concurrency: e.WORKER_CONCURRENCY,
+      reconcileIntervalMs: e.RECONCILE_INTERVAL,
+      /** A job whose worker died is retried after about this long (stall detection). */
+      lockDurationMs: e.WORKER_LOCK_DURATION,
+    },
     console: {
       host: e.CONSOLE_HOST,
       port: e.CONSOLE_PORT,
       password: e.CONSOLE_PASSWORD,
+      /** The console's external origin (behind a TLS proxy); decides Origin checks and Secure cookies. */
       publicUrl: e.CONSOLE_PUBLIC_URL,
+      /** Addresses or CIDR blocks whose X-Forwarded-* / Forwarded headers are believed. */
       trustedProxies: e.CONSOLE_TRUSTED_PROXIES,
+      /** Further host names the console answers to (besides loopback, its bound address and the public URL's). */
       allowedHosts: e.CONSOLE_ALLOWED_HOSTS,
     },
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/** Rules that involve more than one variable; each names the variable to fix. */
+function crossChecks(e: z.output<typeof envSchema>, ctx: z.RefinementCtx): void {
+  if (e.LLM_PROVIDER === 'openai' && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
+    ctx.addIssue({ code: 'custom', path: ['LLM_PROVIDER'], message: 'openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)' });
+  }
+  if (e.REPLY_MODE === 'send' && !e.SMTP_HOST) {
+    ctx.addIssue({ code: 'custom', path: ['SMTP_HOST'], message: 'required when REPLY_MODE=send' });
+  }
+}
+
+const configSchema = envSchema.superRefine(crossChecks).transform(grouped);
+
+/** The product's validated settings, grouped by concern. */
+export type Config = z.output<typeof configSchema>;
+
+/**
+ * Parses the environment. Throws `AppError('CONFIG_INVALID')` naming every bad variable
+ * (never echoing its value, which may be a secret).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.keys(envSchema.shape)
+      .filter((key) => env[key] !== undefined && env[key] !== '')
+      .map((key) => [key, env[key]]),
+  );
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`);
+    throw new AppError('CONFIG_INVALID', `Invalid configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
 }
 
 /** Names of every variable the product reads, for `.env.example` checks and docs. */

@@ -7,8 +7,8 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { ConsoleEnv, RequestView } from './context.ts';
-import { HostAllowList, hostOfAddress, isWildcardHost, parseHost } from './host-names.ts';
-import { normalizeAddress, readForwarded, TrustedProxies } from './trusted-proxies.ts';
+import { HostAllowList, hostOfAddress, isWildcardHost, parseHost } from '../net/host-names.ts';
+import { normalizeAddress, readForwarded, TrustedProxies } from '../net/trusted-proxies.ts';
 
 export interface ConsoleSiteOptions {
   /** CONSOLE_PUBLIC_URL: the console's external origin, e.g. `https://support.example.com`. */

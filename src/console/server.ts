@@ -9,7 +9,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Runtime } from '../app/runtime.ts';
 import { AppError } from '../errors.ts';
 import { createConsoleApp, type ConsoleAppOptions } from './app.ts';
-import { hostOfAddress, isLoopbackHostname, isWildcardHost } from './host-names.ts';
+import { hostOfAddress, isLoopbackHostname, isWildcardHost } from '../net/host-names.ts';
 
 export interface RunningConsole {
   url: string;

@@ -3,7 +3,7 @@
  * attacker would try to confuse a parser.
  */
 import { describe, expect, it } from 'vitest';
-import { HostAllowList, hostOfAddress, isLoopbackHostname, isWildcardHost, parseHost } from '../../src/console/host-names.ts';
+import { HostAllowList, hostOfAddress, isLoopbackHostname, isWildcardHost, parseHost } from '../../src/net/host-names.ts';
 
 describe('parseHost', () => {
   it.each([

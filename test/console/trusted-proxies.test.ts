@@ -10,7 +10,7 @@ import {
   parseForwardedHeader,
   readForwarded,
   TrustedProxies,
-} from '../../src/console/trusted-proxies.ts';
+} from '../../src/net/trusted-proxies.ts';
 
 const proxies = new TrustedProxies(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
 
