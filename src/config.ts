@@ -26,6 +26,18 @@ const emailAddress = z.string().trim().toLowerCase().pipe(z.email());
 const optionalSecret = z.string().min(1).optional();
 const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
 
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1000, mb: 1000 ** 2, gb: 1000 ** 3, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+/** A size in bytes: "52428800", "40MiB", "25 MB" (decimal units), "512KiB". */
+const byteSize = z.string().transform((value, ctx) => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(value);
+  const bytes = match ? Math.floor(Number(match[1]) * (BYTE_UNITS[(match[2] ?? '').toLowerCase()] ?? Number.NaN)) : Number.NaN;
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a size like 40MiB, 25MB or 1048576` });
+    return z.NEVER;
+  }
+  return bytes;
+});
+
 const envSchema = z.object({
   // storage
   DATA_DIR: z.string().default('./data'),
@@ -79,6 +91,12 @@ const envSchema = z.object({
   THREAD_SUBJECT_WINDOW: duration.default(14 * 86_400_000),
   PROMOTION_POLICY_FILE: z.string().default('config/promotion-policy.json'),
   MAX_PROFILE_FACTS: positiveInt.default(40),
+
+  // reading mail
+  MAX_MESSAGE_BYTES: byteSize.default(40 * 1024 * 1024),
+  PARSE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+  PARSE_TIMEOUT: duration.default(30_000),
+  PARSE_WORKER_MEMORY: z.coerce.number().int().min(64).max(16_384).default(512),
 
   // entity resolution
   ENTITY_KEY: z.enum(['address', 'domain']).default('address'),
@@ -154,6 +172,11 @@ export interface Config {
     subjectWindowMs: number;
     policyFile: string;
     maxProfileFacts: number;
+  };
+  /** Reading mail: the size cap and the parse workers' number and per-message bounds. */
+  mail: {
+    maxMessageBytes: number;
+    parsing: { workers: number; timeoutMs: number; memoryMb: number };
   };
   entity: {
     key: 'address' | 'domain';
@@ -245,6 +268,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       subjectWindowMs: e.THREAD_SUBJECT_WINDOW,
       policyFile: path.resolve(e.PROMOTION_POLICY_FILE),
       maxProfileFacts: e.MAX_PROFILE_FACTS,
+    },
+    mail: {
+      maxMessageBytes: e.MAX_MESSAGE_BYTES,
+      parsing: { workers: e.PARSE_WORKERS, timeoutMs: e.PARSE_TIMEOUT, memoryMb: e.PARSE_WORKER_MEMORY },
     },
     entity: {
       key: e.ENTITY_KEY,
