@@ -13,12 +13,13 @@ import { z } from 'zod';
 import { generateHostileCorpus, generateOversizedMail, OVERSIZED_BODY_BYTES } from '../../fixtures/emails/hostile/generate.ts';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
+  ingestInOrder,
   ingestRawMessage,
   TOO_LARGE_KEEP_BYTES,
   type IngestDeps,
   type IngestResult,
 } from '../../src/ingest/ingest-message.ts';
-import { DEFAULT_PARSE_SETTINGS, sharedParsePool, type ParsePool } from '../../src/ingest/parse-pool.ts';
+import { DEFAULT_PARSE_SETTINGS, ParsePool, sharedParsePool } from '../../src/ingest/parse-pool.ts';
 import { MAX_BODY_TEXT_CHARS, MAX_NEW_TEXT_CHARS } from '../../src/ingest/read-message.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { tryAcquireLease } from '../../src/queue/redis-lease.ts';
@@ -219,5 +220,48 @@ describe('parsing off the main thread', () => {
     expect(result).toMatchObject({ outcome: 'processed', text: expect.stringMatching(/^Deep text: please help me with my invoice\./) as string });
     expect(renewals.filter((r) => r.duringParse).length).toBeGreaterThan(0);
     expect(renewals.every((r) => r.held)).toBe(true);
+  });
+});
+
+describe('ingestion with a message it cannot or will not parse', () => {
+  const plain = (n: string, from = 'dana@customer.example') =>
+    Buffer.from(
+      `From: Dana <${from}>\r\nTo: support@acme.example\r\nSubject: Order ${n}\r\nDate: Mon, 03 Nov 2025 11:00:00 +0000\r\n` +
+        `Message-ID: <order-${n}@customer.example>\r\nContent-Type: text/plain\r\n\r\nWhere is order ${n}?\r\n`,
+    );
+
+  it('stores a fetched chunk in order when one of its messages is over the cap and only its start was fetched', async () => {
+    const head = Buffer.concat([plain('big'), Buffer.alloc(10_000, 'x')]);
+    const reported: number[] = [];
+    const results = await ingestInOrder(
+      ingestDeps(),
+      [
+        { raw: plain('a'), source: { kind: 'imap', folder: 'INBOX', uid: 101 } },
+        { raw: head, source: { kind: 'imap', folder: 'INBOX', uid: 102 }, options: { totalBytes: DEFAULT_MAX_MESSAGE_BYTES + 1 } },
+        { raw: plain('c'), source: { kind: 'imap', folder: 'INBOX', uid: 103 } },
+      ],
+      (_result, index) => void reported.push(index),
+    );
+    expect(reported).toEqual([0, 1, 2]);
+    expect(results.map((r) => `${r.outcome}:${r.skipReason}`)).toEqual(['processed:null', 'skipped:too-large', 'processed:null']);
+    expect(results[1]).toMatchObject({ messageId: '<order-big@customer.example>', replyNeeded: false });
+    const row = await h.runtime.db.message.findFirstOrThrow({ where: { id: results[1]!.id }, include: { raw: true } });
+    expect(row).toMatchObject({ subject: 'Order big', imapUid: 102n, fromAddress: 'dana@customer.example' });
+    expect(row.skipDetail).toMatch(/^41,943,041 bytes, more than MAX_MESSAGE_BYTES/);
+    expect(row.raw!.raw.length).toBe(head.length);
+  });
+
+  it('keeps a message whose parsing never ends raw as malformed, with the reason', async () => {
+    const stuck = new ParsePool({ workers: 1, timeoutMs: 1_000, memoryMb: 128 }, silentLogger, new URL('../support/misbehaving-parse-worker.mjs', import.meta.url));
+    try {
+      const raw = Buffer.concat([Buffer.from('SPIN'), plain('stuck')]);
+      const result = await ingestRawMessage({ ...ingestDeps(), reader: stuck }, raw, { kind: 'api' });
+      expect(result).toMatchObject({ stored: true, outcome: 'skipped', skipReason: 'malformed', replyNeeded: false });
+      const row = await h.runtime.db.message.findFirstOrThrow({ where: { id: result.id }, include: { raw: true } });
+      expect(row.skipDetail).toBe('parsing took longer than 1000 ms; the parse worker was stopped');
+      expect(Buffer.from(row.raw!.raw).equals(raw)).toBe(true);
+    } finally {
+      await stuck.close();
+    }
   });
 });
