@@ -2,14 +2,14 @@
  * Replays .eml files through the whole pipeline in-process, on a fresh embedded database and
  * without Redis, in Date order, with a virtual clock taken from those dates.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { openMemoryDatabase, type Database } from '../store/database.ts';
 import { ensureMailbox, type MailboxRecord } from '../store/mailboxes.ts';
 import { applyMigrations } from '../store/migrator.ts';
-import { ingestRawMessage, type IngestResult, type IngestSettings } from './ingest-message.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, ingestRawMessage, TOO_LARGE_KEEP_BYTES, type IngestResult, type IngestSettings } from './ingest-message.ts';
 import { collectReplayFiles } from './replay-files.ts';
 import { buildStoredSections, type ReplayReport } from './replay-report.ts';
 
@@ -67,7 +67,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         clock = file.date;
         await stages.onClockAdvanced(clock);
       }
-      const raw = await readFile(file.path).catch((error: NodeJS.ErrnoException) => {
+      const { raw, totalBytes } = await readBounded(file.path, settings.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES).catch((error: NodeJS.ErrnoException) => {
         throw new AppError('INPUT_INVALID', `${file.path}: cannot read (${error.code ?? 'error'})`);
       });
       const at = clock;
@@ -81,7 +81,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         },
         raw,
         { kind: 'replay', file: file.path },
-        { receivedAt: at, now: at },
+        { receivedAt: at, now: at, totalBytes },
       );
       messages.push({
         file: path.basename(file.path),
@@ -100,5 +100,24 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     return report;
   } finally {
     await db.close();
+  }
+}
+
+/** A file's bytes, or only its start when it is over the size cap (ingestion keeps no more of it). */
+async function readBounded(file: string, maxBytes: number): Promise<{ raw: Buffer; totalBytes: number }> {
+  const handle = await open(file, 'r');
+  try {
+    const totalBytes = (await handle.stat()).size;
+    const length = totalBytes > maxBytes ? Math.min(totalBytes, TOO_LARGE_KEEP_BYTES) : totalBytes;
+    const raw = Buffer.alloc(length);
+    let offset = 0;
+    while (offset < length) {
+      const { bytesRead } = await handle.read(raw, offset, length - offset, offset);
+      if (bytesRead === 0) break;
+      offset += bytesRead;
+    }
+    return { raw: raw.subarray(0, offset), totalBytes };
+  } finally {
+    await handle.close();
   }
 }
