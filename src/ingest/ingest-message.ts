@@ -2,7 +2,9 @@
  * Ingestion: parse, classify, resolve the sender, thread, and persist idempotently; then hand the
  * thread on for a reply. `ingestRawMessage` takes one message (the .eml replay, the tests);
  * `ingestInOrder` takes the poller's fetched chunks. Both run every message through the same
- * `ingestParsed`. Never throws for bad mail: unparseable mail is kept raw and marked `malformed`.
+ * `prepare` (parsing in a worker thread, see parse-pool.ts) and `ingestPrepared`. Never throws for
+ * bad mail: unparseable mail (or mail whose parsing ran out of time or memory) is kept raw and
+ * marked `malformed`; mail above `maxMessageBytes` is not parsed and is kept as `too-large`.
  */
 import { entityKeyFor, foldPlusAddress, type EntityKeyOptions } from '../mail/addresses.ts';
 import { trustedAuthVerdict, UNKNOWN_VERDICT } from '../mail/auth-results.ts';
