@@ -5,6 +5,7 @@
 import { ChildRuntime, type PhaseContext, type PhaseOptions } from './phase-process.ts';
 import type { PhaseResult } from './report.ts';
 import { runContextSize } from './phases/context-size.ts';
+import { runHostileMail } from './phases/hostile-mail.ts';
 import { runInitialSync, runSyncFill } from './phases/initial-sync.ts';
 import { runIngestion } from './phases/ingestion.ts';
 import { runLatency } from './phases/latency.ts';
@@ -18,6 +19,7 @@ const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
   latency: runLatency,
   'initial-sync': runInitialSync,
   'sync-fill': runSyncFill,
+  'hostile-mail': runHostileMail,
 };
 
 async function main(): Promise<number> {

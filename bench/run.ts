@@ -11,14 +11,21 @@ import { fileURLToPath } from 'node:url';
 import { runPhase, sweep, type PhaseOptions, type Resource } from './phase-process.ts';
 import { machine, renderTable, round, type Figure, type PhaseResult, type Results } from './report.ts';
 
-const PHASES = ['ingestion-postgresql', 'ingestion-pglite', 'context-size', 'worker-throughput', 'latency', 'initial-sync'] as const;
+const PHASES = ['ingestion-postgresql', 'ingestion-pglite', 'context-size', 'worker-throughput', 'latency', 'initial-sync', 'hostile-mail'] as const;
 type Phase = (typeof PHASES)[number];
 /**
  * Phases in a group run side by side. Only phases whose figures cannot depend on the machine's
  * load share a group: context size counts tokens, the initial sync reports its own process's RSS.
  * Everything timed runs alone.
  */
-const GROUPS: ReadonlyArray<readonly Phase[]> = [['ingestion-postgresql'], ['ingestion-pglite'], ['worker-throughput'], ['latency'], ['initial-sync', 'context-size']];
+const GROUPS: ReadonlyArray<readonly Phase[]> = [
+  ['ingestion-postgresql'],
+  ['ingestion-pglite'],
+  ['worker-throughput'],
+  ['latency'],
+  ['initial-sync', 'context-size'],
+  ['hostile-mail'],
+];
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 
 function parseArgs(argv: string[]): { quick: boolean; seed: number; only: string[] } {

@@ -44,6 +44,18 @@ const hostList = commaList.pipe(
   z.array(z.string().refine((h) => parseHost(h)?.port === null, 'entries must be host names without scheme or port')),
 );
 
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1000, mb: 1000 ** 2, gb: 1000 ** 3, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+/** A size in bytes: "52428800", "40MiB", "25 MB" (decimal units), "512KiB". */
+const byteSize = z.string().transform((value, ctx) => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(value);
+  const bytes = match ? Math.floor(Number(match[1]) * (BYTE_UNITS[(match[2] ?? '').toLowerCase()] ?? Number.NaN)) : Number.NaN;
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a size like 40MiB, 25MB or 1048576` });
+    return z.NEVER;
+  }
+  return bytes;
+});
+
 const envSchema = z.object({
   // storage
   DATA_DIR: z.string().default('./data'),
@@ -97,6 +109,12 @@ const envSchema = z.object({
   THREAD_SUBJECT_WINDOW: duration.default(14 * 86_400_000),
   PROMOTION_POLICY_FILE: z.string().default('config/promotion-policy.json'),
   MAX_PROFILE_FACTS: positiveInt.default(40),
+
+  // reading mail
+  MAX_MESSAGE_BYTES: byteSize.default(40 * 1024 * 1024),
+  PARSE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+  PARSE_TIMEOUT: duration.default(30_000),
+  PARSE_WORKER_MEMORY: z.coerce.number().int().min(64).max(16_384).default(512),
 
   // entity resolution
   ENTITY_KEY: z.enum(['address', 'domain']).default('address'),
@@ -181,6 +199,11 @@ function grouped(e: z.output<typeof envSchema>) {
       subjectWindowMs: e.THREAD_SUBJECT_WINDOW,
       policyFile: path.resolve(e.PROMOTION_POLICY_FILE),
       maxProfileFacts: e.MAX_PROFILE_FACTS,
+    },
+    /** Reading mail: the size cap and the parse workers' number and per-message bounds. */
+    mail: {
+      maxMessageBytes: e.MAX_MESSAGE_BYTES,
+      parsing: { workers: e.PARSE_WORKERS, timeoutMs: e.PARSE_TIMEOUT, memoryMb: e.PARSE_WORKER_MEMORY },
     },
     entity: {
       key: e.ENTITY_KEY,

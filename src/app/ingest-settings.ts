@@ -17,5 +17,7 @@ export async function ingestSettings(config: Config, db: DbClient, supportAddres
     authservId: config.trust.authservId,
     messageIdSecret: await messageIdSecret(config, db),
     replyMaxAgeMs: config.replyMaxAgeMs,
+    maxMessageBytes: config.mail.maxMessageBytes,
+    parsing: config.mail.parsing,
   };
 }

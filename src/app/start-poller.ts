@@ -23,6 +23,7 @@ export function startPoller(runtime: Runtime): MailboxPoller {
     ingest: ingestFetched(runtime.ingestDeps({ logger: logger.child('ingest') })),
     acquireLease: () => tryAcquireLease(runtime.redis(), `${config.queuePrefix}:poller-lease:${runtime.mailbox.id}`, LEASE_TTL_MS),
     leaseRenewMs: LEASE_TTL_MS / 3,
+    maxMessageBytes: config.mail.maxMessageBytes,
     logger,
   });
   poller.on('synced', (report: { folder: string; ingested: number }) => {
@@ -37,7 +38,11 @@ export function ingestFetched(deps: IngestDeps): PollerDeps['ingest'] {
   return (messages, stored) =>
     ingestInOrder(
       deps,
-      messages.map((m) => ({ raw: m.raw, source: { kind: 'imap', folder: m.folder, uid: m.uid }, options: { receivedAt: m.receivedAt } })),
+      messages.map((m) => ({
+        raw: m.raw,
+        source: { kind: 'imap', folder: m.folder, uid: m.uid },
+        options: { receivedAt: m.receivedAt, ...(m.size === undefined ? {} : { totalBytes: m.size }) },
+      })),
       (_result, index) => stored(messages[index]!.uid),
     );
 }

@@ -7,6 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { FetchMessageObject, ImapFlow, MailboxObject } from 'imapflow';
 import { describeError } from '../errors.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, TOO_LARGE_KEEP_BYTES } from '../ingest/ingest-message.ts';
 import type { Logger } from '../logger.ts';
 import type { Lease } from '../queue/redis-lease.ts';
 import type { FolderCheckpoint } from '../store/mailboxes.ts';
@@ -37,6 +38,11 @@ export interface PollerDeps {
   acquireLease?: () => Promise<Lease | null>;
   leaseRenewMs?: number;
   reconnect?: { baseMs: number; maxMs: number };
+  /**
+   * A message whose RFC822.SIZE is above this is not downloaded whole: only its first
+   * `TOO_LARGE_KEEP_BYTES` are fetched (BODY.PEEK[]<0.n>), and ingestion keeps them as too-large.
+   */
+  maxMessageBytes?: number;
   logger: Logger;
 }
 
@@ -46,6 +52,8 @@ export interface FetchedMessage {
   uid: number;
   /** The server's INTERNALDATE (arrival), else the time of the fetch. */
   receivedAt: Date;
+  /** The server's RFC822.SIZE; above `maxMessageBytes`, `raw` holds only the message's first bytes. */
+  size?: number;
 }
 
 export interface SyncReport {
@@ -225,14 +233,9 @@ export class MailboxPoller extends EventEmitter {
         const known = await store.knownMessageIds(ids);
         wanted = listing.filter((m) => !m.envelope?.messageId || !known.has(m.envelope.messageId));
       }
-      for (const chunk of chunkBySize(wanted)) {
-        const uids = chunk.map((m) => m.uid);
-        const fetched = (await client.fetchAll(uids.join(','), { uid: true, source: true, internalDate: true }, { uid: true })).sort(
-          (a, b) => a.uid - b.uid,
-        );
-        const messages = fetched.flatMap((m) =>
-          m.source ? [{ raw: m.source, folder, uid: m.uid, receivedAt: m.internalDate instanceof Date ? m.internalDate : new Date() }] : [],
-        );
+      const maxBytes = this.deps.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+      for (const chunk of chunkBySize(wanted, maxBytes)) {
+        const messages = await this.fetchChunk(client, folder, chunk, maxBytes);
         const stored: number[] = [];
         try {
           await this.deps.ingest(messages, (uid) => {
@@ -260,6 +263,31 @@ export class MailboxPoller extends EventEmitter {
     }
   }
 
+  /**
+   * The chunk's sources in UID order. A message above the size cap is fetched only as far as ingestion
+   * keeps it, so a 50 MB mail costs 1 MiB here; it is stored (skipped, too-large) like any other, and
+   * the checkpoint moves past it.
+   */
+  private async fetchChunk(client: ImapFlow, folder: string, chunk: FetchMessageObject[], maxBytes: number): Promise<FetchedMessage[]> {
+    const sizes = new Map(chunk.map((m) => [m.uid, m.size ?? 0]));
+    const whole = chunk.filter((m) => (m.size ?? 0) <= maxBytes).map((m) => m.uid);
+    const partial = chunk.filter((m) => (m.size ?? 0) > maxBytes).map((m) => m.uid);
+    const fetched: FetchMessageObject[] = [];
+    if (whole.length > 0) fetched.push(...(await client.fetchAll(whole.join(','), { uid: true, source: true, internalDate: true }, { uid: true })));
+    if (partial.length > 0) {
+      this.deps.logger.warn('fetching only the start of messages above MAX_MESSAGE_BYTES', { folder, uids: partial, maxBytes });
+      const head = { start: 0, maxLength: TOO_LARGE_KEEP_BYTES };
+      fetched.push(...(await client.fetchAll(partial.join(','), { uid: true, source: head, internalDate: true }, { uid: true })));
+    }
+    return fetched
+      .sort((a, b) => a.uid - b.uid)
+      .flatMap((m) =>
+        m.source
+          ? [{ raw: m.source, folder, uid: m.uid, receivedAt: m.internalDate instanceof Date ? m.internalDate : new Date(), size: sizes.get(m.uid) ?? m.source.length }]
+          : [],
+      );
+  }
+
   private async markProcessed(client: ImapFlow, uids: number[]): Promise<void> {
     const { processedAction, processedFolder } = this.deps.imap;
     if (uids.length === 0 || processedAction === 'none') return;
@@ -285,12 +313,13 @@ export class MailboxPoller extends EventEmitter {
   }
 }
 
-function chunkBySize(messages: FetchMessageObject[]): FetchMessageObject[][] {
+function chunkBySize(messages: FetchMessageObject[], maxMessageBytes: number): FetchMessageObject[][] {
   const chunks: FetchMessageObject[][] = [];
   let current: FetchMessageObject[] = [];
   let bytes = 0;
   for (const message of messages) {
-    const size = message.size ?? 0;
+    // What is actually fetched: only the start of a message above the cap.
+    const size = (message.size ?? 0) > maxMessageBytes ? TOO_LARGE_KEEP_BYTES : (message.size ?? 0);
     if (current.length > 0 && (bytes + size > MAX_CHUNK_BYTES || current.length >= MAX_CHUNK_MESSAGES)) {
       chunks.push(current);
       current = [];

@@ -2,15 +2,16 @@
  * Ingestion: parse, classify, resolve the sender, thread, and persist idempotently; then hand the
  * thread on for a reply. `ingestRawMessage` takes one message (the .eml replay, the tests);
  * `ingestInOrder` takes the poller's fetched chunks. Both run every message through the same
- * `ingestParsed`. Never throws for bad mail: unparseable mail is kept raw and marked `malformed`.
+ * `prepare` (parsing in a worker thread, see parse-pool.ts) and `ingestPrepared`. Never throws for
+ * bad mail: unparseable mail (or mail whose parsing ran out of time or memory) is kept raw and
+ * marked `malformed`; mail above `maxMessageBytes` is not parsed and is kept as `too-large`.
  */
 import { entityKeyFor, foldPlusAddress, type EntityKeyOptions } from '../mail/addresses.ts';
 import { trustedAuthVerdict, UNKNOWN_VERDICT } from '../mail/auth-results.ts';
 import { classifyEmail, type SkipReason } from '../mail/classify.ts';
 import { rawHashMessageId, syntheticMessageId, verifyAgentMessageId } from '../mail/message-id.ts';
 import { orderKeys, sharesKey } from '../mail/ingest-order.ts';
-import { parseRawEmail, type ParsedEmail, type ParseOutcome } from '../mail/parse-message.ts';
-import { extractReplyText } from '../mail/reply-text.ts';
+import type { ParsedEmail, ParseOutcome } from '../mail/parse-message.ts';
 import { isForwardSubject, normaliseSubject, sanitiseHeaderValue } from '../mail/subject.ts';
 import { decideThread, headerIdsInPreferenceOrder, type ThreadDecision } from '../mail/threading.ts';
 import { describeError } from '../errors.ts';
@@ -30,6 +31,8 @@ import {
 } from '../store/ingest-store.ts';
 import type { SqlExecutor } from '../store/sql.ts';
 import { markDraftsBounced } from '../store/bounced-drafts.ts';
+import { DEFAULT_PARSE_SETTINGS, sharedParsePool, type MessageReader, type ParseSettings } from './parse-pool.ts';
+import type { ReadMessage } from './read-message.ts';
 
 export type IngestSource =
   | { kind: 'imap'; folder: string; uid: number }
@@ -41,7 +44,21 @@ export interface IngestOptions {
   receivedAt?: Date;
   /** The ingestion clock, for the reply age limit; replay passes its virtual clock. Defaults to now. */
   now?: Date;
+  /**
+   * The message's whole size when `raw` holds only its first bytes (the poller fetches no more of a
+   * message whose RFC822.SIZE is above `maxMessageBytes`). Defaults to `raw.length`.
+   */
+  totalBytes?: number;
 }
+
+/** Default `maxMessageBytes`: a 25 MiB attachment (about 34 MB once base64-encoded) still fits. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
+
+/**
+ * Bytes kept of a message above `maxMessageBytes` (its raw start: headers and the beginning of the
+ * body), so an operator can see what it was. The poller fetches exactly this much of it.
+ */
+export const TOO_LARGE_KEEP_BYTES = 1024 * 1024;
 
 export interface IngestResult {
   /** Our row id (`m_…`). */
@@ -71,6 +88,10 @@ export interface IngestSettings {
   messageIdSecret: string;
   /** Customer mail older than this at ingestion is kept and threaded but gets no reply. */
   replyMaxAgeMs: number;
+  /** Larger messages are not parsed: kept (their first bytes) as skipped `too-large`. */
+  maxMessageBytes?: number;
+  /** Parse workers and their per-message time and memory bounds. */
+  parsing?: ParseSettings;
 }
 
 export interface IngestDeps {
@@ -81,10 +102,13 @@ export interface IngestDeps {
   logger: Logger;
   /** Called after a customer message that needs a reply is safely stored. */
   onReplyNeeded?: (threadId: string, result: IngestResult) => Promise<void>;
+  /** How messages are parsed; defaults to the process's shared parse pool for `settings.parsing`. */
+  reader?: MessageReader;
 }
 
+/** Ingests one message: the .eml replay, the tests. */
 export async function ingestRawMessage(deps: IngestDeps, raw: Buffer, source: IngestSource, options: IngestOptions = {}): Promise<IngestResult> {
-  return ingestParsed(deps, raw, await parseRawEmail(raw), source, options);
+  return ingestPrepared(deps, raw, await prepare(deps, raw, options), source, options);
 }
 
 export interface IngestItem {
@@ -96,15 +120,22 @@ export interface IngestItem {
 /** How many unrelated messages of a chunk are stored side by side (each takes a pool connection). */
 export const MAX_SIDE_BY_SIDE = 4;
 
-interface Prepared {
-  parsed: ParseOutcome;
-  keys: string[];
-}
+type Prepared =
+  | { kind: 'read'; read: ReadMessage; keys: string[] }
+  | { kind: 'too-large'; headers: ParseOutcome; totalBytes: number; keys: string[] };
 
-async function prepare(raw: Buffer, settings: IngestSettings): Promise<Prepared> {
-  const parsed = await parseRawEmail(raw);
-  if (!parsed.ok) return { parsed, keys: [`id:${rawHashMessageId(raw)}`] };
-  return { parsed, keys: orderKeys(parsed.email, parsed.email.messageId ?? syntheticMessageId(parsed.email), settings) };
+/** Parses a message (off the main thread), or only its headers when it is over the size cap. */
+async function prepare(deps: IngestDeps, raw: Buffer, options: IngestOptions): Promise<Prepared> {
+  const reader = deps.reader ?? sharedParsePool(deps.settings.parsing ?? DEFAULT_PARSE_SETTINGS, deps.logger);
+  const totalBytes = Math.max(raw.length, options.totalBytes ?? 0);
+  if (totalBytes > (deps.settings.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES)) {
+    const headers = await reader.readHeaders(raw.subarray(0, TOO_LARGE_KEEP_BYTES));
+    return { kind: 'too-large', headers, totalBytes, keys: [`id:${tooLargeMessageId(headers, raw)}`] };
+  }
+  const read = await reader.read(raw);
+  const { parsed } = read;
+  if (!parsed.ok) return { kind: 'read', read, keys: [`id:${rawHashMessageId(raw)}`] };
+  return { kind: 'read', read, keys: orderKeys(parsed.email, parsed.email.messageId ?? syntheticMessageId(parsed.email), deps.settings) };
 }
 
 /**
@@ -124,7 +155,7 @@ export async function ingestInOrder(
   const preparing: Array<Promise<Prepared>> = [];
   const prepareUpTo = (end: number) => {
     for (let i = preparing.length; i < Math.min(end, items.length); i++) {
-      const work = prepare(items[i]!.raw, deps.settings);
+      const work = prepare(deps, items[i]!.raw, items[i]!.options ?? {});
       // Awaited below; this keeps a rejection from being reported as unhandled in the meantime.
       work.catch(() => undefined);
       preparing.push(work);
@@ -146,7 +177,8 @@ export async function ingestInOrder(
 
   for (let i = 0; i < items.length && first.failure === null; i++) {
     prepareUpTo(i + 1 + maxSideBySide);
-    const { parsed, keys } = await preparing[i]!;
+    const prepared = await preparing[i]!;
+    const { keys } = prepared;
     const own = new Set(keys);
     for (;;) {
       const blockers = [...running.values()].filter((r) => sharesKey(r.keys, own));
@@ -158,7 +190,7 @@ export async function ingestInOrder(
     await reportInOrder();
     if (first.failure !== null) break;
     const item = items[i]!;
-    const settled = ingestParsed(deps, item.raw, parsed, item.source, item.options ?? {}).then(
+    const settled = ingestPrepared(deps, item.raw, prepared, item.source, item.options ?? {}).then(
       (result) => {
         results[i] = result;
         stored[i] = true;
@@ -175,12 +207,18 @@ export async function ingestInOrder(
   return results;
 }
 
-async function ingestParsed(deps: IngestDeps, raw: Buffer, parsed: ParseOutcome, source: IngestSource, options: IngestOptions): Promise<IngestResult> {
+async function ingestPrepared(deps: IngestDeps, raw: Buffer, prepared: Prepared, source: IngestSource, options: IngestOptions): Promise<IngestResult> {
   const receivedAt = options.receivedAt ?? new Date();
   const now = options.now ?? new Date();
-  const result = parsed.ok
-    ? await storeParsed(deps, raw, parsed.email, source, receivedAt, now).catch((error: unknown) => keepRawIfUnstorable(deps, raw, error, source, receivedAt))
-    : await storeMalformed(deps, raw, parsed.reason, source, receivedAt);
+  const parsed = prepared.kind === 'read' ? prepared.read.parsed : null;
+  const result =
+    prepared.kind === 'too-large'
+      ? await storeTooLarge(deps, raw.subarray(0, TOO_LARGE_KEEP_BYTES), prepared.headers, prepared.totalBytes, source, receivedAt)
+      : parsed?.ok
+        ? await storeParsed(deps, raw, parsed.email, prepared.read.text, source, receivedAt, now).catch((error: unknown) =>
+            keepRawIfUnstorable(deps, raw, error, source, receivedAt),
+          )
+        : await storeMalformed(deps, raw, parsed?.reason ?? 'unparseable', source, receivedAt);
   deps.logger.debug('ingested', {
     id: result.id,
     threadId: result.threadId,
@@ -230,6 +268,48 @@ async function storeMalformed(deps: IngestDeps, raw: Buffer, reason: string, sou
   }
 }
 
+/** The Message-ID a too-large message is stored under: its own, else a hash of its kept bytes. */
+function tooLargeMessageId(headers: ParseOutcome, raw: Buffer): string {
+  return (headers.ok ? headers.email.messageId : null) ?? rawHashMessageId(raw.subarray(0, TOO_LARGE_KEEP_BYTES));
+}
+
+/**
+ * A message over `maxMessageBytes` is never parsed nor answered: its first bytes are kept raw, as
+ * skipped `too-large`, with the sender, subject and date from its headers when they could be read.
+ */
+async function storeTooLarge(deps: IngestDeps, head: Buffer, headers: ParseOutcome, totalBytes: number, source: IngestSource, receivedAt: Date): Promise<IngestResult> {
+  const limit = deps.settings.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const messageId = tooLargeMessageId(headers, head);
+  const email = headers.ok ? headers.email : null;
+  const detail =
+    `${totalBytes.toLocaleString('en-US')} bytes, more than MAX_MESSAGE_BYTES (${limit.toLocaleString('en-US')}): not parsed; ` +
+    `the first ${head.length.toLocaleString('en-US')} bytes are kept`;
+  const message: NewInboundMessage = {
+    ...emptyMessage(deps, messageId, source, receivedAt, head),
+    syntheticId: email?.messageId == null,
+    fromAddress: email?.from?.address ?? null,
+    fromName: email?.from?.name ?? null,
+    toAddresses: email ? email.to.flatMap((a) => (a.address ? [a.address] : [])) : [],
+    ccAddresses: email ? email.cc.flatMap((a) => (a.address ? [a.address] : [])) : [],
+    subject: email ? sanitiseHeaderValue(email.subject) : '',
+    sentAt: email?.date ?? null,
+    classification: 'too-large',
+    skipReason: 'too-large',
+    skipDetail: detail,
+    status: 'skipped',
+  };
+  const base = { messageId, threadId: null, entityId: null, outcome: 'skipped' as const, text: '', at: email?.date ?? receivedAt, replyNeeded: false };
+  try {
+    await writeIngested(deps.sql, { message });
+    deps.logger.warn('kept a message too large to parse', { id: message.id, bytes: totalBytes, limit });
+    return { ...base, id: message.id, skipReason: 'too-large', skipDetail: detail, stored: true };
+  } catch (error) {
+    if (!isDuplicateMessage(error)) throw error;
+    const again = await findStoredMessage(deps.sql, deps.mailbox.id, messageId);
+    return { ...base, id: again?.id ?? '', skipReason: 'duplicate', skipDetail: `Message-ID seen before (${again?.id ?? 'stored concurrently'})`, stored: false };
+  }
+}
+
 function emptyMessage(deps: IngestDeps, messageId: string, source: IngestSource, receivedAt: Date, raw: Buffer): NewInboundMessage {
   return {
     id: newId('m'),
@@ -267,6 +347,7 @@ async function storeParsed(
   deps: IngestDeps,
   raw: Buffer,
   email: ParsedEmail,
+  text: string,
   source: IngestSource,
   receivedAt: Date,
   now: Date,
@@ -276,7 +357,6 @@ async function storeParsed(
   const at = email.date ?? receivedAt;
   // A date in the future (a wrong clock or a forgery) must not make a backlog look fresh.
   const tooOld = Math.min(at.getTime(), receivedAt.getTime()) < now.getTime() - settings.replyMaxAgeMs;
-  const text = extractReplyText({ text: email.textPart, html: email.html });
 
   const classification = classifyEmail(email, {
     supportAddress: settings.supportAddress,

@@ -1,13 +1,15 @@
 /**
  * Decides which inbound mail must never get a reply, and why. Pure: it sees the parsed mail and
- * the agent's own identity, nothing else. Duplicates and malformed mail are decided by ingestion.
+ * the agent's own identity, nothing else. Duplicates, malformed and too-large mail are decided by ingestion.
  */
 import { domainOf } from './addresses.ts';
 import { recogniseAutomatedReport, type AutomatedReport } from './bounce.ts';
 import type { ParsedEmail } from './parse-message.ts';
 
-export type SkipReason = 'auto-reply' | 'bounce' | 'complaint' | 'mailing-list' | 'loop' | 'duplicate' | 'no-sender' | 'malformed';
-export const SKIP_REASONS: readonly SkipReason[] = ['auto-reply', 'bounce', 'complaint', 'mailing-list', 'loop', 'duplicate', 'no-sender', 'malformed'];
+export type SkipReason = 'auto-reply' | 'bounce' | 'complaint' | 'mailing-list' | 'loop' | 'duplicate' | 'no-sender' | 'malformed' | 'too-large';
+export const SKIP_REASONS: readonly SkipReason[] = [
+  'auto-reply', 'bounce', 'complaint', 'mailing-list', 'loop', 'duplicate', 'no-sender', 'malformed', 'too-large',
+];
 
 export interface Classification {
   skipReason: SkipReason | null;

@@ -1,17 +1,50 @@
 // Converts an HTML mail body to the plain text a person would actually see in a mail client.
 // Hidden content (hidden/aria-hidden, hiding inline styles, simple hiding rules in <style> sheets)
-// is dropped. Pure: no I/O. Never throws. The DOM walk is iterative so deeply nested markup
-// (10,000+ levels) cannot overflow the call stack.
-import { ElementType, parseDocument } from 'htmlparser2';
+// is dropped. Pure: no I/O. Never throws.
+//
+// Bounded work on hostile markup: the input is cut at `maxChars`; the tree is built by our own
+// linear tree builder on htmlparser2's tokenizer (htmlparser2's Parser keeps its open-element stack
+// with Array#unshift/shift and searches it with indexOf, so its cost grows with the square of the
+// nesting depth: 300,000 nested <div>s took about 100 s); elements nested deeper than `maxDepth`
+// are flattened (their text is kept, their structure is not); building stops after `maxElements`
+// elements and rendering after `maxOutputChars` characters, each leaving a visible cut mark. Every
+// walk over the tree is iterative, so no nesting can overflow the call stack.
+import { DomHandler, ElementType, Tokenizer, QuoteType, type TokenizerCallbacks } from 'htmlparser2';
 import { getAttributeValue } from 'domutils';
 
-export type HtmlDocument = ReturnType<typeof parseDocument>;
+export type HtmlDocument = DomHandler['root'];
 export type HtmlNode = HtmlDocument['children'][number];
 export type HtmlElement = Parameters<typeof getAttributeValue>[0];
+
+export interface HtmlLimits {
+  /** Characters of HTML read; the rest is cut. A safety net: the mail parser already cuts HTML at 2,000,000. */
+  maxChars: number;
+  /** Elements nested deeper than this are flattened: their text is kept, their nesting is not. */
+  maxDepth: number;
+  /** Elements built; the rest of the document is not read. */
+  maxElements: number;
+  /** Characters of rendered text. */
+  maxOutputChars: number;
+}
+
+export const DEFAULT_HTML_LIMITS: HtmlLimits = {
+  maxChars: 8_000_000,
+  maxDepth: 1_000,
+  maxElements: 200_000,
+  maxOutputChars: 1_000_000,
+};
 
 export interface HtmlToTextOptions {
   /** Called with the parsed document before rendering; may detach nodes (e.g. quoted history). */
   prune?: (document: HtmlDocument) => void;
+  limits?: Partial<HtmlLimits>;
+}
+
+/** The rendered text and whether (and why) part of the HTML was not rendered. */
+export interface VisibleText {
+  text: string;
+  /** Null when everything was rendered; otherwise which cap cut it. */
+  cut: string | null;
 }
 
 // Zero-width, bidi-control and soft-hyphen characters. U+034F (combining grapheme joiner) and
@@ -24,17 +57,359 @@ export function stripInvisibleChars(text: string): string {
   return text.replace(INVISIBLE_CHARS, '');
 }
 
+/** The line appended to text that a cap cut short, so a reader knows more was there. */
+export function cutMark(reason: string): string {
+  return `[… cut here: ${reason}]`;
+}
+
+/** The visible text of an HTML body, with a cut mark as its last line when a cap cut it short. */
 export function htmlToVisibleText(html: string, options: HtmlToTextOptions = {}): string {
+  const { text, cut } = htmlToVisibleTextWithCut(html, options);
+  if (cut === null) return text;
+  return text === '' ? cutMark(cut) : `${text}\n\n${cutMark(cut)}`;
+}
+
+/** Like `htmlToVisibleText`, but reports a cut separately instead of marking the text. */
+export function htmlToVisibleTextWithCut(html: string, options: HtmlToTextOptions = {}): VisibleText {
+  const limits = { ...DEFAULT_HTML_LIMITS, ...options.limits };
   try {
-    const document = parseDocument(html);
+    const { document, cut: parseCut } = parseBounded(html, limits);
     // Style sheets are read before pruning: in a mail client every <style> in the message applies.
     const hidingRules = collectHidingRules(document);
     options.prune?.(document);
-    return renderDocument(document, hidingRules);
+    const { text, cut: renderCut } = renderDocument(document, hidingRules, limits.maxOutputChars);
+    return { text, cut: parseCut ?? renderCut };
   } catch {
     // Defensive only: the renderer is not expected to throw, but the contract is "never throws".
-    return finish(stripTagsCrudely(html).split('\n'));
+    const input = html.slice(0, limits.maxChars);
+    return { text: finish(stripTagsCrudely(input).slice(0, limits.maxOutputChars).split('\n')), cut: null };
   }
+}
+
+/** Parses HTML into a DOM (domhandler nodes, as htmlparser2's `parseDocument` builds) within `limits`. */
+export function parseHtmlDocument(html: string, limits: Partial<HtmlLimits> = {}): { document: HtmlDocument; cut: string | null } {
+  return parseBounded(html, { ...DEFAULT_HTML_LIMITS, ...limits });
+}
+
+function parseBounded(html: string, limits: HtmlLimits): { document: HtmlDocument; cut: string | null } {
+  let input = html;
+  let cut: string | null = null;
+  if (input.length > limits.maxChars) {
+    input = sliceWhole(input, limits.maxChars);
+    cut = `HTML longer than ${limits.maxChars.toLocaleString('en-US')} characters`;
+  }
+  const builder = new BoundedTreeBuilder(input, limits);
+  builder.run();
+  return { document: builder.handler.root, cut: builder.cut ?? cut };
+}
+
+/** The first `max` UTF-16 units of `text`, one fewer when that would split a surrogate pair. */
+export function sliceWhole(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max);
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tree building: htmlparser2's tree rules (implied end tags, void elements, foreign content) on an
+// open-element stack whose top is its END, so opening and closing an element is O(1).
+// ---------------------------------------------------------------------------------------------
+
+const P_TAG = new Set(['p']);
+const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p']);
+const FORM_TAGS = new Set(['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea']);
+const TABLE_SECTION_TAGS = new Set(['thead', 'tbody']);
+const DD_DT_TAGS = new Set(['dd', 'dt']);
+const RT_RP_TAGS = new Set(['rt', 'rp']);
+
+// Opening the key closes any open elements of the value set on top of the stack (htmlparser2 12).
+const OPEN_IMPLIES_CLOSE = new Map<string, ReadonlySet<string>>([
+  ['tr', new Set(['tr', 'th', 'td'])],
+  ['th', new Set(['th'])],
+  ['td', new Set(['thead', 'th', 'td'])],
+  ['body', new Set(['head', 'link', 'script'])],
+  ['a', new Set(['a'])],
+  ['li', new Set(['li'])],
+  ['p', P_TAG],
+  ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((h) => [h, HEADING_TAGS] as const),
+  ...['select', 'input', 'output', 'button', 'datalist', 'textarea'].map((t) => [t, FORM_TAGS] as const),
+  ['option', new Set(['option'])],
+  ['optgroup', new Set(['optgroup', 'option'])],
+  ['dd', DD_DT_TAGS],
+  ['dt', DD_DT_TAGS],
+  ...[
+    'address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption', 'figure',
+    'footer', 'form', 'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul',
+  ].map((t) => [t, P_TAG] as const),
+  ['rt', RT_RP_TAGS],
+  ['rp', RT_RP_TAGS],
+  ['tbody', TABLE_SECTION_TAGS],
+  ['tfoot', TABLE_SECTION_TAGS],
+]);
+
+const VOID_ELEMENTS = new Set([
+  'area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex',
+  'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr',
+]);
+
+// SVG and MathML switch the tokenizer to foreign content (self-closing tags, CDATA as text);
+// HTML integration points switch it back. SVG element names get their camel case back, as in
+// htmlparser2 (which is why "foreignObject" is written so here).
+const FOREIGN_ELEMENTS = new Set(['math', 'svg']);
+const INTEGRATION_ELEMENTS = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignObject', 'desc', 'title']);
+const SVG_NAMES = new Map(
+  [
+    'altGlyph', 'altGlyphDef', 'altGlyphItem', 'animateColor', 'animateMotion', 'animateTransform', 'clipPath', 'feBlend',
+    'feColorMatrix', 'feComponentTransfer', 'feComposite', 'feConvolveMatrix', 'feDiffuseLighting', 'feDisplacementMap',
+    'feDistantLight', 'feDropShadow', 'feFlood', 'feFuncA', 'feFuncB', 'feFuncG', 'feFuncR', 'feGaussianBlur', 'feImage',
+    'feMerge', 'feMergeNode', 'feMorphology', 'feOffset', 'fePointLight', 'feSpecularLighting', 'feSpotLight', 'feTile',
+    'feTurbulence', 'foreignObject', 'glyphRef', 'linearGradient', 'radialGradient', 'textPath',
+  ].map((name) => [name.toLowerCase(), name]),
+);
+
+interface OpenElement {
+  name: string;
+  attribs: Record<string, string>;
+  /**
+   * structural: in the DOM at its own depth. flat: nested deeper than the cap; built only once text
+   * arrives in it, as a child of the deepest structural element (never of another flattened one).
+   * none: not built (inside content that is never shown).
+   */
+  kind: 'structural' | 'flat' | 'none';
+  /** A flattened element whose content is never shown: everything in it is dropped while it is open. */
+  hides: boolean;
+  foreign: 'svg' | 'math' | 'html' | null;
+}
+
+class BoundedTreeBuilder implements TokenizerCallbacks {
+  readonly handler = new DomHandler();
+  cut: string | null = null;
+  private readonly tokenizer: Tokenizer;
+  private readonly open: OpenElement[] = [];
+  /** How many open elements have each name: a close tag with none open costs nothing. */
+  private readonly openCount = new Map<string, number>();
+  private readonly foreign: Array<'svg' | 'math' | 'html'> = [];
+  private flatOpen: OpenElement | null = null;
+  private hiding = 0;
+  private elements = 0;
+  private tagName = '';
+  private attribs: Record<string, string> | null = null;
+  private attribName = '';
+  private attribValue = '';
+  private stopped = false;
+
+  constructor(
+    private readonly input: string,
+    private readonly limits: HtmlLimits,
+  ) {
+    this.tokenizer = new Tokenizer({ xmlMode: false, decodeEntities: true }, this);
+  }
+
+  run(): void {
+    this.tokenizer.write(this.input);
+    if (!this.stopped) this.tokenizer.end();
+    while (this.open.length > 0) this.pop();
+  }
+
+  isInForeignContext(): boolean {
+    const top = this.foreign[this.foreign.length - 1];
+    return top === 'svg' || top === 'math';
+  }
+
+  ontext(start: number, endIndex: number): void {
+    this.text(this.input.slice(start, endIndex));
+  }
+
+  ontextentity(codepoint: number): void {
+    this.text(String.fromCodePoint(codepoint));
+  }
+
+  onopentagname(start: number, endIndex: number): void {
+    const name = this.readTagName(start, endIndex);
+    this.tagName = name;
+    this.attribs = null;
+    if (name === 'form' && (this.openCount.get('form') ?? 0) > 0) {
+      this.tagName = ''; // a second <form> is ignored, as in browsers
+      return;
+    }
+    const closes = OPEN_IMPLIES_CLOSE.get(name);
+    if (closes) {
+      while (this.open.length > 0 && closes.has(this.open[this.open.length - 1]!.name)) this.pop();
+    }
+    this.attribs = {};
+  }
+
+  onattribname(start: number, endIndex: number): void {
+    this.attribName = this.input.slice(start, endIndex).toLowerCase();
+  }
+
+  onattribdata(start: number, endIndex: number): void {
+    this.attribValue += this.input.slice(start, endIndex);
+  }
+
+  onattribentity(codepoint: number): void {
+    this.attribValue += String.fromCodePoint(codepoint);
+  }
+
+  onattribend(_quote: QuoteType, _endIndex: number): void {
+    // The first of repeated attributes wins; "__proto__" must not become the object's prototype.
+    if (this.attribs && this.attribName !== '__proto__' && !Object.hasOwn(this.attribs, this.attribName)) {
+      this.attribs[this.attribName] = this.attribValue;
+    }
+    this.attribValue = '';
+  }
+
+  onopentagend(): void {
+    this.endOpenTag();
+  }
+
+  onselfclosingtag(): void {
+    const name = this.tagName;
+    this.endOpenTag();
+    // In HTML "<div/>" opens a div; only foreign content (SVG, MathML, "<svg/>" itself) has
+    // self-closing tags.
+    if (this.isInForeignContext() && name !== '' && this.open[this.open.length - 1]?.name === name) this.pop();
+  }
+
+  onclosetag(start: number, endIndex: number): void {
+    const name = this.readTagName(start, endIndex);
+    if (!VOID_ELEMENTS.has(name)) {
+      if ((this.openCount.get(name) ?? 0) > 0) {
+        // Everything opened after it closes with it; each element is popped once, so this is
+        // linear over the whole document.
+        let top = this.open[this.open.length - 1];
+        while (top && top.name !== name) {
+          this.pop();
+          top = this.open[this.open.length - 1];
+        }
+        this.pop();
+      } else if (name === 'p') {
+        this.element('p', {}); // "</p>" without an open <p> is an empty paragraph
+        this.pop();
+      }
+    } else if (name === 'br') {
+      this.element('br', {}); // "</br>" is a line break
+      this.pop();
+    }
+  }
+
+  oncomment(): void {
+    // Comments (Outlook's conditional comments included) are not text; they are not kept.
+  }
+
+  oncdata(start: number, endIndex: number, offset: number): void {
+    // In HTML, CDATA is a comment except inside SVG/MathML, where it is text.
+    if (this.isInForeignContext()) this.text(this.input.slice(start, endIndex - offset));
+  }
+
+  ondeclaration(): void {}
+
+  onprocessinginstruction(): void {}
+
+  onend(): void {}
+
+  private readTagName(start: number, endIndex: number): string {
+    const name = this.input.slice(start, endIndex).toLowerCase();
+    if (this.foreign[this.foreign.length - 1] === 'svg') return SVG_NAMES.get(name) ?? name;
+    if (this.foreign.length > 0) {
+      // "</foreignObject>" while inside its own content closes it.
+      const adjusted = SVG_NAMES.get(name);
+      if (adjusted !== undefined && (this.openCount.get(adjusted) ?? 0) > 0) return adjusted;
+    }
+    if (!this.isInForeignContext()) return name === 'image' ? 'img' : name;
+    return name;
+  }
+
+  private endOpenTag(): void {
+    const attribs = this.attribs;
+    this.attribs = null;
+    if (!attribs || this.tagName === '') return;
+    this.element(this.tagName, attribs);
+    if (VOID_ELEMENTS.has(this.tagName)) this.pop();
+  }
+
+  private element(name: string, attribs: Record<string, string>): void {
+    if (this.stopped) return;
+    let kind: OpenElement['kind'];
+    let hides = false;
+    if (this.hiding > 0) {
+      kind = 'none';
+    } else if (this.open.length < this.limits.maxDepth) {
+      kind = 'structural';
+    } else if (DROPPED_TAGS.has(name) || isHiddenByAttributes(attribs)) {
+      // Hiding is decided here for flattened elements: in the DOM their content is not inside them.
+      kind = 'none';
+      hides = true;
+    } else {
+      kind = 'flat';
+    }
+    let foreign: OpenElement['foreign'] = null;
+    if (FOREIGN_ELEMENTS.has(name)) foreign = name as 'svg' | 'math';
+    else if (INTEGRATION_ELEMENTS.has(name)) foreign = 'html';
+    const entry: OpenElement = { name, attribs, kind, hides, foreign };
+    // A flattened void element (<br>, <hr>, <img>) is built at once: it has no text to wait for.
+    if (kind === 'structural' || (kind === 'flat' && VOID_ELEMENTS.has(name))) {
+      if (!this.build(entry)) return;
+    }
+    if (hides) this.hiding += 1;
+    if (foreign) this.foreign.push(foreign);
+    this.open.push(entry);
+    this.openCount.set(name, (this.openCount.get(name) ?? 0) + 1);
+  }
+
+  private build(entry: OpenElement): boolean {
+    if (this.elements >= this.limits.maxElements) {
+      this.stop(`more than ${this.limits.maxElements.toLocaleString('en-US')} HTML elements`);
+      return false;
+    }
+    this.elements += 1;
+    if (this.flatOpen) this.closeFlat();
+    this.handler.onopentag(entry.name, entry.attribs);
+    if (entry.kind === 'flat') this.flatOpen = entry;
+    return true;
+  }
+
+  private pop(): void {
+    const entry = this.open.pop();
+    if (!entry) return;
+    this.openCount.set(entry.name, (this.openCount.get(entry.name) ?? 1) - 1);
+    if (entry.foreign) this.foreign.pop();
+    if (entry.hides) this.hiding -= 1;
+    if (entry.kind === 'flat') {
+      if (this.flatOpen === entry) this.closeFlat();
+    } else if (entry.kind === 'structural') {
+      if (this.flatOpen) this.closeFlat();
+      this.handler.onclosetag();
+    }
+  }
+
+  private closeFlat(): void {
+    this.flatOpen = null;
+    this.handler.onclosetag();
+  }
+
+  private text(data: string): void {
+    if (this.stopped || this.hiding > 0 || data === '') return;
+    const top = this.open[this.open.length - 1];
+    if (top?.kind === 'flat' && this.flatOpen !== top && !this.build(top)) return;
+    this.handler.ontext(data);
+  }
+
+  private stop(reason: string): void {
+    this.stopped = true;
+    this.cut = reason;
+    this.tokenizer.pause();
+  }
+}
+
+function isHiddenByAttributes(attribs: Record<string, string>): boolean {
+  if ('hidden' in attribs) return true;
+  if ((attribs['aria-hidden'] ?? '').trim().toLowerCase() === 'true') return true;
+  const style = attribs['style'];
+  return style !== undefined && styleHides(style);
 }
 
 // Elements whose content is never shown (or is images/media, whose alt text is noise here).
@@ -72,6 +447,12 @@ class TextBuilder {
   readonly lists: ListState[] = [];
   /** Count of visible characters emitted so far (lets `<a>` detect empty link text). */
   emitted = 0;
+  private finishedChars = 0;
+
+  /** Characters rendered so far, the current line included. */
+  get size(): number {
+    return this.finishedChars + this.cur.length;
+  }
 
   text(raw: string): void {
     const clean = stripInvisibleChars(raw);
@@ -116,16 +497,12 @@ class TextBuilder {
 
   /** `<br>`: always ends the current line, even an empty one. */
   lineBreak(): void {
-    this.lines.push(this.cur);
-    this.resetLine();
+    this.pushLine();
   }
 
   /** Block boundary: ends the current line if it has text; never creates an empty line. */
   blockBreak(): void {
-    if (this.lineHasText) {
-      this.lines.push(this.cur);
-      this.resetLine();
-    }
+    if (this.lineHasText) this.pushLine();
     this.pendingSpace = false;
   }
 
@@ -166,6 +543,12 @@ class TextBuilder {
     return this.lines;
   }
 
+  private pushLine(): void {
+    this.lines.push(this.cur);
+    this.finishedChars += this.cur.length + 1;
+    this.resetLine();
+  }
+
   private resetLine(): void {
     this.cur = '';
     this.lineHasText = false;
@@ -178,8 +561,9 @@ type Frame =
   | { kind: 'enter'; node: HtmlNode }
   | { kind: 'exit'; element: HtmlElement; linkStart: number; imagesAtStart: number };
 
-function renderDocument(document: HtmlDocument, hidingRules: HidingRules): string {
+function renderDocument(document: HtmlDocument, hidingRules: HidingRules, maxChars: number): VisibleText {
   const out = new TextBuilder();
+  let cut: string | null = null;
   let imagesSeen = 0;
   const stack: Frame[] = [];
   for (let i = document.children.length - 1; i >= 0; i--) {
@@ -188,6 +572,10 @@ function renderDocument(document: HtmlDocument, hidingRules: HidingRules): strin
   }
 
   while (stack.length > 0) {
+    if (out.size > maxChars) {
+      cut = `text longer than ${maxChars.toLocaleString('en-US')} characters`;
+      break;
+    }
     const frame = stack.pop();
     if (!frame) break;
     if (frame.kind === 'exit') {
@@ -218,7 +606,8 @@ function renderDocument(document: HtmlDocument, hidingRules: HidingRules): strin
     stack.push({ kind: 'exit', element: node, linkStart: out.emitted, imagesAtStart: imagesSeen });
     pushChildren(stack, node.children);
   }
-  return finish(out.finish());
+  const text = finish(out.finish());
+  return { text: cut === null ? text : sliceWhole(text, maxChars).trimEnd(), cut };
 }
 
 function pushChildren(stack: Frame[], children: HtmlNode[]): void {
@@ -298,11 +687,7 @@ function linkTarget(element: HtmlElement): string | null {
 }
 
 function isHiddenElement(element: HtmlElement): boolean {
-  const attribs = element.attribs;
-  if ('hidden' in attribs) return true;
-  if ((attribs['aria-hidden'] ?? '').trim().toLowerCase() === 'true') return true;
-  const style = attribs['style'];
-  return style !== undefined && styleHides(style);
+  return isHiddenByAttributes(element.attribs);
 }
 
 /** True when an inline style makes the element (and everything in it) invisible. */

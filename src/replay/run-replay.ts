@@ -7,13 +7,13 @@
  * recorded in the report and handled as the workers handle a last failed attempt; the replay
  * goes on and always ends with a report.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { openRuntime } from '../app/runtime.ts';
 import { VirtualScheduler, virtualClock } from '../app/virtual-scheduler.ts';
 import type { Config } from '../config.ts';
 import { AppError, describeError } from '../errors.ts';
-import { ingestRawMessage } from '../ingest/ingest-message.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, ingestRawMessage, TOO_LARGE_KEEP_BYTES } from '../ingest/ingest-message.ts';
 import { withCircuitBreaker } from '../llm/circuit-breaker.ts';
 import { createProvider } from '../llm/create-provider.ts';
 import type { LlmProvider } from '../llm/provider.ts';
@@ -69,13 +69,13 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         await scheduler.runUntil(file.date, pipeline);
         await housekeeping();
       }
-      const raw = await readFile(file.path).catch((error: NodeJS.ErrnoException) => {
+      const read = await readBounded(file.path, runtime.ingest.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES).catch((error: NodeJS.ErrnoException) => {
         record({ threadId: null, stage: 'read', error: `cannot read (${error.code ?? 'error'})` });
         return null;
       });
       const at = clock.now();
-      const result = raw
-        ? await ingestRawMessage(ingestDeps, raw, { kind: 'replay', file: file.path }, { receivedAt: at, now: at }).catch((error: unknown) => {
+      const result = read
+        ? await ingestRawMessage(ingestDeps, read.raw, { kind: 'replay', file: file.path }, { receivedAt: at, now: at, totalBytes: read.totalBytes }).catch((error: unknown) => {
             record({ threadId: null, stage: 'ingest', error: describeError(error) });
             return null;
           })
@@ -109,5 +109,24 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     return report;
   } finally {
     await runtime.close();
+  }
+}
+
+/** A file's bytes, or only its start when it is over the size cap (ingestion keeps no more of it). */
+async function readBounded(file: string, maxBytes: number): Promise<{ raw: Buffer; totalBytes: number }> {
+  const handle = await open(file, 'r');
+  try {
+    const totalBytes = (await handle.stat()).size;
+    const length = totalBytes > maxBytes ? Math.min(totalBytes, TOO_LARGE_KEEP_BYTES) : totalBytes;
+    const raw = Buffer.alloc(length);
+    let offset = 0;
+    while (offset < length) {
+      const { bytesRead } = await handle.read(raw, offset, length - offset, offset);
+      if (bytesRead === 0) break;
+      offset += bytesRead;
+    }
+    return { raw: raw.subarray(0, offset), totalBytes };
+  } finally {
+    await handle.close();
   }
 }

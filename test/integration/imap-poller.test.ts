@@ -3,7 +3,8 @@
  * changes, dropped connections; and the agent's drafts landing in the real Drafts folder.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MailboxPoller, PROCESSED_KEYWORD } from '../../src/imap/mailbox-poller.ts';
+import { TOO_LARGE_KEEP_BYTES } from '../../src/ingest/ingest-message.ts';
+import { MailboxPoller, PROCESSED_KEYWORD, type FetchedMessage } from '../../src/imap/mailbox-poller.ts';
 import { createPollerStore } from '../../src/imap/poller-store.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { ensureMailbox } from '../../src/store/mailboxes.ts';
@@ -165,6 +166,53 @@ describe('the IMAP poller', () => {
       );
       expect(marked.length).toBeGreaterThan(0);
       if (action === 'move') expect((await dovecot.list(address, 'INBOX')).some((m) => m.raw.toString().includes(message.id))).toBe(false);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('fetches only the start of a message above MAX_MESSAGE_BYTES, keeps it as too-large and moves on', async () => {
+    const address = 'other@acme.example';
+    const mailbox = await ensureMailbox(h.runtime.db, `too-large-${address}`);
+    const folder = `Large${Date.now()}`;
+    const limit = 2_000_000;
+    const big = mail('too-large', { body: `Here is the whole log.\n${'2025-11-03 10:00:00 worker-7 INFO nothing unusual in this line\n'.repeat(50_000)}` });
+    expect(big.raw.length).toBeGreaterThan(limit);
+    const after = mail('after-too-large');
+    await dovecot.append(address, folder, big.raw);
+    await dovecot.append(address, folder, after.raw);
+    const handed: Array<{ bytes: number; size: number | undefined }> = [];
+    const settings = { ...h.runtime.ingest, supportAddress: address, maxMessageBytes: limit };
+    const ingest = ingestFetched({ sql: h.runtime.database.sql, mailbox, settings, logger: silentLogger });
+    const own = new MailboxPoller({
+      imap: {
+        host: dovecot.host, port: dovecot.imapPort, secure: false, rejectUnauthorized: true, user: address, password: 'other-pass',
+        folders: [folder], pollIntervalMs: 2000, idle: true, processedAction: 'none', processedFolder: 'Processed',
+      },
+      store: createPollerStore(h.runtime.db, mailbox.id),
+      ingest: (messages: readonly FetchedMessage[], storedUid) => {
+        handed.push(...messages.map((m) => ({ bytes: m.raw.length, size: m.size })));
+        return ingest(messages, storedUid);
+      },
+      maxMessageBytes: limit,
+      logger: silentLogger,
+    });
+    own.start();
+    try {
+      await waitStored(after.id, 'the message after the large one');
+      const row = await h.runtime.db.message.findFirstOrThrow({ where: { mailboxId: mailbox.id, subject: 'Question too-large' }, include: { raw: true } });
+      expect(row).toMatchObject({ skipReason: 'too-large', status: 'skipped', fromAddress: 'ctoo-large@customer.example', messageId: big.id });
+      expect(row.skipDetail).toMatch(/more than MAX_MESSAGE_BYTES \(2,000,000\): not parsed; the first 1,048,576 bytes are kept/);
+      expect(row.raw?.raw.length).toBe(TOO_LARGE_KEEP_BYTES);
+      // The poller handed over only the start of the large message: it never downloaded the rest.
+      expect(handed).toEqual([
+        { bytes: TOO_LARGE_KEEP_BYTES, size: expect.any(Number) as number },
+        { bytes: expect.any(Number) as number, size: expect.any(Number) as number },
+      ]);
+      expect(handed[0]!.size).toBeGreaterThan(limit);
+      expect(await h.runtime.db.draft.count({ where: { inReplyTo: big.id } })).toBe(0);
+      const checkpoint = await h.runtime.db.mailboxCheckpoint.findFirstOrThrow({ where: { mailboxId: mailbox.id, folder } });
+      expect(checkpoint.lastUid).toBe(2n);
     } finally {
       await own.stop();
     }
