@@ -25,7 +25,11 @@ export const BENCH_ENV: Record<string, string> = {
   LOOP_MAX_REPLIES: '1000000',
 };
 
-export async function openHarness(ctx: PhaseContext, overrides: Record<string, string>, options: { workers?: boolean } = {}): Promise<AgentHarness> {
+export async function openHarness(
+  ctx: PhaseContext,
+  overrides: Record<string, string>,
+  options: { workers?: boolean } = {},
+): Promise<AgentHarness> {
   const harness = await startAgentHarness({ ...BENCH_ENV, ...overrides }, { workers: false });
   ctx.track({ kind: 'database', name: new URL(harness.env['DATABASE_URL'] ?? 'postgresql://x/unknown').pathname.slice(1) });
   ctx.track({ kind: 'redis-prefix', prefix: harness.prefix });

@@ -34,14 +34,18 @@ export function startCpuMeter(): { stop(): CpuReport } {
       const wallMs = performance.now() - wallStart;
       const cpu = process.cpuUsage(cpuStart);
       const ticksEnd = machineTicks();
-      const machineBusy = ticksStart && ticksEnd && ticksEnd.total > ticksStart.total ? (ticksEnd.busy - ticksStart.busy) / (ticksEnd.total - ticksStart.total) : null;
+      const machineBusy =
+        ticksStart && ticksEnd && ticksEnd.total > ticksStart.total
+          ? (ticksEnd.busy - ticksStart.busy) / (ticksEnd.total - ticksStart.total)
+          : null;
       return { processCores: (cpu.user + cpu.system) / 1000 / wallMs, machineBusy };
     },
   };
 }
 
 export function describeCpu(report: CpuReport): string {
-  const machine = report.machineBusy === null ? '' : `, the machine ${(report.machineBusy * 100).toFixed(0)}% busy (all cores, all processes)`;
+  const machine =
+    report.machineBusy === null ? '' : `, the machine ${(report.machineBusy * 100).toFixed(0)}% busy (all cores, all processes)`;
   return `this process used ${report.processCores.toFixed(2)} cores${machine}`;
 }
 

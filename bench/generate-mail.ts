@@ -58,7 +58,10 @@ class Rng {
   }
   hex(bytes: number): string {
     let out = '';
-    for (let i = 0; i < bytes; i++) out += Math.floor(this.next() * 256).toString(16).padStart(2, '0');
+    for (let i = 0; i < bytes; i++)
+      out += Math.floor(this.next() * 256)
+        .toString(16)
+        .padStart(2, '0');
     return out;
   }
   bytes(length: number): Buffer {
@@ -75,10 +78,71 @@ class Rng {
 // Vocabulary
 // ---------------------------------------------------------------------------------------------
 
-const FIRST = ['Alice', 'Bogdan', 'Chiara', 'Dmitri', 'Emeka', 'Fatima', 'Guo', 'Hannah', 'Ines', 'Jonas', 'Kenji', 'Lena', 'Mateo', 'Nadia', 'Oscar', 'Priya', 'Quentin', 'Rosa', 'Sven', 'Tariq', 'Ursula', 'Viktor', 'Wen', 'Yusuf', 'Zoe'];
-const LAST = ['Okafor', 'Novak', 'Rossi', 'Ivanov', 'Mensah', 'Haddad', 'Wei', 'Schmidt', 'Garcia', 'Berg', 'Tanaka', 'Fischer', 'Lopez', 'Karimi', 'Nilsson', 'Patel', 'Martin', 'Silva', 'Larsen', 'Aziz', 'Keller', 'Petrov', 'Chen', 'Demir', 'Moreau'];
+const FIRST = [
+  'Alice',
+  'Bogdan',
+  'Chiara',
+  'Dmitri',
+  'Emeka',
+  'Fatima',
+  'Guo',
+  'Hannah',
+  'Ines',
+  'Jonas',
+  'Kenji',
+  'Lena',
+  'Mateo',
+  'Nadia',
+  'Oscar',
+  'Priya',
+  'Quentin',
+  'Rosa',
+  'Sven',
+  'Tariq',
+  'Ursula',
+  'Viktor',
+  'Wen',
+  'Yusuf',
+  'Zoe',
+];
+const LAST = [
+  'Okafor',
+  'Novak',
+  'Rossi',
+  'Ivanov',
+  'Mensah',
+  'Haddad',
+  'Wei',
+  'Schmidt',
+  'Garcia',
+  'Berg',
+  'Tanaka',
+  'Fischer',
+  'Lopez',
+  'Karimi',
+  'Nilsson',
+  'Patel',
+  'Martin',
+  'Silva',
+  'Larsen',
+  'Aziz',
+  'Keller',
+  'Petrov',
+  'Chen',
+  'Demir',
+  'Moreau',
+];
 const FREE_MAIL = ['gmail.com', 'outlook.com', 'yahoo.com', 'proton.me', 'icloud.com', 'gmx.de'];
-const COMPANIES = ['northwind.example', 'contoso.example', 'initech.example', 'globex.example', 'umbrella.example', 'hooli.example', 'vandelay.example', 'wonka.example'];
+const COMPANIES = [
+  'northwind.example',
+  'contoso.example',
+  'initech.example',
+  'globex.example',
+  'umbrella.example',
+  'hooli.example',
+  'vandelay.example',
+  'wonka.example',
+];
 const MAILERS = ['Mozilla Thunderbird 128.3.1', 'Microsoft Outlook 16.0', 'Apple Mail (2.3774)', 'Gmail', 'K-9 Mail 6.800'];
 
 interface Topic {
@@ -98,18 +162,29 @@ const TOPICS: readonly Topic[] = [
       'Our finance team needs a corrected invoice before the end of the quarter.',
       'The second payment was taken from the backup card we keep on file.',
     ],
-    followUps: ['Is there any update on the duplicate charge?', 'The second charge is still on my statement.', 'Could you confirm when the refund will arrive?'],
+    followUps: [
+      'Is there any update on the duplicate charge?',
+      'The second charge is still on my statement.',
+      'Could you confirm when the refund will arrive?',
+    ],
   },
   {
     subject: () => 'Cannot log in after password reset',
-    opening: ['I reset my password this morning and now I cannot log in at all.', 'Since the password reset I get "invalid credentials" on every attempt.'],
+    opening: [
+      'I reset my password this morning and now I cannot log in at all.',
+      'Since the password reset I get "invalid credentials" on every attempt.',
+    ],
     details: [
       'I tried two browsers and cleared the cookies, with the same result.',
       'The reset email arrived and the link worked, but the new password is refused.',
       'Two-factor authentication is enabled on the account, in case that matters.',
       'My colleagues on the same team can still log in without problems.',
     ],
-    followUps: ['I still cannot log in.', 'I tried the steps you suggested but the error is the same.', 'Is there a way to unlock the account from your side?'],
+    followUps: [
+      'I still cannot log in.',
+      'I tried the steps you suggested but the error is the same.',
+      'Is there a way to unlock the account from your side?',
+    ],
   },
   {
     subject: (n) => `Order ${n} has not arrived`,
@@ -135,14 +210,21 @@ const TOPICS: readonly Topic[] = [
   },
   {
     subject: () => 'Question about upgrading our plan',
-    opening: ['We are thinking about moving to the team plan.', 'I would like to understand the difference between the plans before we upgrade.'],
+    opening: [
+      'We are thinking about moving to the team plan.',
+      'I would like to understand the difference between the plans before we upgrade.',
+    ],
     details: [
       'We are twelve people now and expect to be twenty by the summer.',
       'Single sign-on is a requirement from our security team.',
       'We would prefer annual billing if there is a discount for it.',
       'Our current data should of course stay where it is.',
     ],
-    followUps: ['Thanks, that helps. One more question about seats.', 'Can we switch in the middle of the billing period?', 'Who should I talk to about a quote?'],
+    followUps: [
+      'Thanks, that helps. One more question about seats.',
+      'Can we switch in the middle of the billing period?',
+      'Who should I talk to about a quote?',
+    ],
   },
   {
     subject: () => 'Webhook deliveries failing since Tuesday',
@@ -153,7 +235,11 @@ const TOPICS: readonly Topic[] = [
       'Events from the sandbox environment still arrive normally.',
       'We need the missed events replayed once this is fixed.',
     ],
-    followUps: ['Deliveries are still failing.', 'We checked the certificate chain and it looks fine.', 'Can you replay the events from the last three days?'],
+    followUps: [
+      'Deliveries are still failing.',
+      'We checked the certificate chain and it looks fine.',
+      'Can you replay the events from the last three days?',
+    ],
   },
   {
     subject: () => 'Please cancel my subscription',
@@ -164,7 +250,11 @@ const TOPICS: readonly Topic[] = [
       'Can we keep read-only access to our data for a few weeks?',
       'I would also like a full export of our data before the account closes.',
     ],
-    followUps: ['Can you confirm the cancellation?', 'I have not received a confirmation yet.', 'Thank you, and where do I find the export?'],
+    followUps: [
+      'Can you confirm the cancellation?',
+      'I have not received a confirmation yet.',
+      'Thank you, and where do I find the export?',
+    ],
   },
 ];
 
@@ -187,7 +277,13 @@ const SUPPORT_LINES = [
   'We have found the cause and a fix is being rolled out today.',
   'I have checked your account and can see the problem you describe.',
 ];
-const LOG_LINES = ['INFO request started', 'WARN slow query detected', 'ERROR upstream timeout after 60000 ms', 'INFO retrying request', 'DEBUG cache miss for key report:q3'];
+const LOG_LINES = [
+  'INFO request started',
+  'WARN slow query detected',
+  'ERROR upstream timeout after 60000 ms',
+  'INFO retrying request',
+  'DEBUG cache miss for key report:q3',
+];
 
 // ---------------------------------------------------------------------------------------------
 // Corpus shape
@@ -286,7 +382,11 @@ function paragraph(rng: Rng, pool: readonly string[], sentences: number, n: numb
 
 function signature(customer: Customer): string {
   const lines = ['-- ', customer.name];
-  if (customer.company) lines.push(customer.company.replace('.example', '').replace(/^./, (c) => c.toUpperCase()) + ' Ltd', '+44 20 7946 0' + customer.address.length.toString().padStart(3, '0'));
+  if (customer.company)
+    lines.push(
+      customer.company.replace('.example', '').replace(/^./, (c) => c.toUpperCase()) + ' Ltd',
+      '+44 20 7946 0' + customer.address.length.toString().padStart(3, '0'),
+    );
   return lines.join('\n');
 }
 
@@ -296,7 +396,8 @@ function newText(rng: Rng, plan: ThreadPlan, position: number): { body: string; 
   const first = position === 1 ? rng.pick(plan.topic.opening) : rng.pick(plan.topic.followUps);
   parts.push(`${fill(first, plan.topicNumber)} ${paragraph(rng, plan.topic.details, rng.int(1, 3), plan.topicNumber)}`);
   const extra = rng.int(0, 4);
-  for (let i = 0; i < extra; i++) parts.push('', paragraph(rng, rng.chance(0.5) ? plan.topic.details : FILLER, rng.int(1, 4), plan.topicNumber));
+  for (let i = 0; i < extra; i++)
+    parts.push('', paragraph(rng, rng.chance(0.5) ? plan.topic.details : FILLER, rng.int(1, 4), plan.topicNumber));
   const closing = [rng.pick(CLOSINGS), plan.customer.name.split(' ')[0] ?? plan.customer.name, '', signature(plan.customer)].join('\n');
   return { body: parts.join('\n'), closing };
 }
@@ -314,7 +415,14 @@ function quoteLines(text: string): string {
  */
 function quotedHistory(rng: Rng, plan: ThreadPlan, date: Date, supportName: string, supportAddress: string): string {
   const supportDate = new Date(Math.floor((plan.lastDate.getTime() + date.getTime()) / 2000) * 1000);
-  const supportReply = [`Hello ${plan.customer.name.split(' ')[0]},`, '', paragraph(rng, SUPPORT_LINES, rng.int(1, 3), plan.topicNumber), '', 'Best regards,', supportName].join('\n');
+  const supportReply = [
+    `Hello ${plan.customer.name.split(' ')[0]},`,
+    '',
+    paragraph(rng, SUPPORT_LINES, rng.int(1, 3), plan.topicNumber),
+    '',
+    'Best regards,',
+    supportName,
+  ].join('\n');
   const nested = `${supportReply}\n\nOn ${formatQuoteDate(plan.lastDate)}, ${plan.customer.name} <${plan.customer.address}> wrote:\n${quoteLines(plan.lastText)}`;
   return `On ${formatQuoteDate(supportDate)}, ${supportName} <${supportAddress}> wrote:\n${quoteLines(nested)}`;
 }
@@ -338,11 +446,19 @@ function attachment(rng: Rng, bytes: number, n: number): MailComposerAttachment 
   const kind = rng.int(0, 2);
   if (kind === 0) {
     const header = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    return { filename: `screenshot-${n}.png`, contentType: 'image/png', content: Buffer.concat([header, rng.bytes(Math.max(0, bytes - header.length))]) };
+    return {
+      filename: `screenshot-${n}.png`,
+      contentType: 'image/png',
+      content: Buffer.concat([header, rng.bytes(Math.max(0, bytes - header.length))]),
+    };
   }
   if (kind === 1) {
     const header = Buffer.from('%PDF-1.7\n');
-    return { filename: `invoice-${n}.pdf`, contentType: 'application/pdf', content: Buffer.concat([header, rng.bytes(Math.max(0, bytes - header.length))]) };
+    return {
+      filename: `invoice-${n}.pdf`,
+      contentType: 'application/pdf',
+      content: Buffer.concat([header, rng.bytes(Math.max(0, bytes - header.length))]),
+    };
   }
   const lines: string[] = [];
   let size = 0;
@@ -395,7 +511,8 @@ async function composeCustomerMail(
     const room = Math.max(400, Math.floor((budget - fresh().length) / (htmlMode === 'alternative' ? 2.2 : 1.1)));
     quote = quote.slice(0, room).replace(/\n[^\n]*$/, '') + '\n> [...]';
   }
-  const approx = () => 1500 + (fresh().length + (quote?.length ?? 0)) * (htmlMode === 'alternative' ? 2.2 : htmlMode === 'only' ? 1.5 : 1.05);
+  const approx = () =>
+    1500 + (fresh().length + (quote?.length ?? 0)) * (htmlMode === 'alternative' ? 2.2 : htmlMode === 'only' ? 1.5 : 1.05);
   const attachments: MailComposerAttachment[] = [];
   const remaining = target - approx();
   if (remaining > 512 && (wantsAttachment || target > 8 * 1024)) {
@@ -415,7 +532,9 @@ async function composeCustomerMail(
     headers: transitHeaders(rng, plan.customer, date),
     baseBoundary: rng.hex(8),
     ...(position > 1 ? { inReplyTo: plan.ids.at(-1)!, references } : {}),
-    ...(htmlMode === 'only' ? { html: htmlBody(fresh(), quote) } : { text, ...(htmlMode === 'alternative' ? { html: htmlBody(fresh(), quote) } : {}) }),
+    ...(htmlMode === 'only'
+      ? { html: htmlBody(fresh(), quote) }
+      : { text, ...(htmlMode === 'alternative' ? { html: htmlBody(fresh(), quote) } : {}) }),
     ...(attachments.length > 0 ? { attachments } : {}),
   };
   let raw = await new MailComposer(options).compile().build();
@@ -423,13 +542,22 @@ async function composeCustomerMail(
     // base64 and headers overshot the cap: shrink the file and build again.
     const first = attachments[0]!;
     const content = first.content as Buffer | string;
-    attachments[0] = { ...first, content: content.slice(0, Math.max(0, content.length - Math.ceil(((raw.length - MAX_BYTES) * 3) / 4) - 256)) };
+    attachments[0] = {
+      ...first,
+      content: content.slice(0, Math.max(0, content.length - Math.ceil(((raw.length - MAX_BYTES) * 3) / 4) - 256)),
+    };
     raw = await new MailComposer({ ...options, attachments }).compile().build();
   }
   return { raw, text: fresh(), html: htmlMode, attachments: attachments.length };
 }
 
-async function composeAutoReply(rng: Rng, customer: Customer, messageId: string, date: Date, support: { address: string; name: string }): Promise<Buffer> {
+async function composeAutoReply(
+  rng: Rng,
+  customer: Customer,
+  messageId: string,
+  date: Date,
+  support: { address: string; name: string },
+): Promise<Buffer> {
   return new MailComposer({
     from: { name: customer.name, address: customer.address },
     to: support.address,
@@ -469,7 +597,17 @@ export async function* generateMail(options: CorpusOptions): AsyncGenerator<Gene
       const customer = customerAt(customerIndex);
       const messageId = `<ooo.${index}.${rng.hex(4)}@${idDomain}.${customer.address.split('@')[1]}>`;
       const raw = await composeAutoReply(rng, customer, messageId, date, support);
-      yield { index, raw, messageId, date, fromAddress: customer.address, thread: -1, position: 1, kind: 'auto-reply', shape: { html: 'none', attachments: 0 } };
+      yield {
+        index,
+        raw,
+        messageId,
+        date,
+        fromAddress: customer.address,
+        thread: -1,
+        position: 1,
+        kind: 'auto-reply',
+        shape: { html: 'none', attachments: 0 },
+      };
       continue;
     }
 
@@ -559,7 +697,17 @@ export async function generateThread(options: ThreadOptions): Promise<GeneratedM
     plan.ids.push(messageId);
     plan.lastText = composed.text;
     plan.lastDate = date;
-    out.push({ index, raw: composed.raw, messageId, date, fromAddress: customer.address, thread: 0, position: index + 1, kind: 'customer', shape: { html: composed.html, attachments: composed.attachments } });
+    out.push({
+      index,
+      raw: composed.raw,
+      messageId,
+      date,
+      fromAddress: customer.address,
+      thread: 0,
+      position: index + 1,
+      kind: 'customer',
+      shape: { html: composed.html, attachments: composed.attachments },
+    });
   }
   return out;
 }

@@ -42,12 +42,21 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
 
 /** Starts `bench/phase-child.ts <name>` and resolves with its result; rejects when it fails or times out. */
-export function runPhase(name: string, options: PhaseOptions, timeoutMs: number, onResource: (resource: Resource) => void): Promise<PhaseResult> {
+export function runPhase(
+  name: string,
+  options: PhaseOptions,
+  timeoutMs: number,
+  onResource: (resource: Resource) => void,
+): Promise<PhaseResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', path.join(HERE, 'phase-child.ts'), name, JSON.stringify(options)], {
-      cwd: ROOT,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--expose-gc', path.join(HERE, 'phase-child.ts'), name, JSON.stringify(options)],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      },
+    );
     let result: PhaseResult | null = null;
     let error: string | null = null;
     let timedOut = false;
@@ -84,7 +93,9 @@ export async function sweep(resources: readonly Resource[]): Promise<string[]> {
     try {
       await admin.connect();
       for (const db of databases) {
-        await admin.query(`DROP DATABASE IF EXISTS "${db.name.replace(/"/g, '')}" WITH (FORCE)`).catch((e: unknown) => problems.push(`drop ${db.name}: ${String(e)}`));
+        await admin
+          .query(`DROP DATABASE IF EXISTS "${db.name.replace(/"/g, '')}" WITH (FORCE)`)
+          .catch((e: unknown) => problems.push(`drop ${db.name}: ${String(e)}`));
       }
     } catch (e) {
       problems.push(`connect to PostgreSQL: ${String(e)}`);
@@ -93,8 +104,10 @@ export async function sweep(resources: readonly Resource[]): Promise<string[]> {
     }
   }
   for (const r of resources) {
-    if (r.kind === 'redis-prefix') await deleteRedisPrefix(r.prefix).catch((e: unknown) => problems.push(`redis ${r.prefix}: ${String(e)}`));
-    if (r.kind === 'directory') await rm(r.path, { recursive: true, force: true }).catch((e: unknown) => problems.push(`rm ${r.path}: ${String(e)}`));
+    if (r.kind === 'redis-prefix')
+      await deleteRedisPrefix(r.prefix).catch((e: unknown) => problems.push(`redis ${r.prefix}: ${String(e)}`));
+    if (r.kind === 'directory')
+      await rm(r.path, { recursive: true, force: true }).catch((e: unknown) => problems.push(`rm ${r.path}: ${String(e)}`));
   }
   return problems;
 }
@@ -119,7 +132,8 @@ export class ChildRuntime {
           await this.unwind(depth);
         }
       },
-      track: (resource) => this.send({ type: 'resource', resource }),
+      // Fire and forget: the parent learns of the resource as soon as IPC delivers it.
+      track: (resource) => void this.send({ type: 'resource', resource }),
       log: (message) => process.stderr.write(`[${this.name}] ${message}\n`),
     };
   }

@@ -94,9 +94,20 @@ function verdict(met: boolean | null): string {
 
 /** A plain-text table: every figure, its baseline and ratio, the target and whether it was met. */
 export function renderTable(figures: readonly Figure[]): string {
-  const rows = figures.map((f) => [f.name, `${cell(f.value)} ${f.unit}`, f.baseline === null ? '—' : `${cell(f.baseline)} ${f.unit}`, cell(f.ratio), f.target, verdict(f.met)]);
+  const rows = figures.map((f) => [
+    f.name,
+    `${cell(f.value)} ${f.unit}`,
+    f.baseline === null ? '—' : `${cell(f.baseline)} ${f.unit}`,
+    cell(f.ratio),
+    f.target,
+    verdict(f.met),
+  ]);
   const header = ['figure', 'value', 'baseline', 'ratio', 'target', 'met'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }

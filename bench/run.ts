@@ -11,7 +11,15 @@ import { fileURLToPath } from 'node:url';
 import { runPhase, sweep, type PhaseOptions, type Resource } from './phase-process.ts';
 import { machine, renderTable, round, type Figure, type PhaseResult, type Results } from './report.ts';
 
-const PHASES = ['ingestion-postgresql', 'ingestion-pglite', 'context-size', 'worker-throughput', 'latency', 'initial-sync', 'hostile-mail'] as const;
+const PHASES = [
+  'ingestion-postgresql',
+  'ingestion-pglite',
+  'context-size',
+  'worker-throughput',
+  'latency',
+  'initial-sync',
+  'hostile-mail',
+] as const;
 type Phase = (typeof PHASES)[number];
 /**
  * Phases in a group run side by side. Only phases whose figures cannot depend on the machine's
@@ -100,9 +108,13 @@ async function main(): Promise<number> {
   await writeFile(RESULTS, JSON.stringify(results, null, 2) + '\n');
 
   const missed = results.figures.filter((f: Figure) => f.met === false);
-  console.log(`\nBenchmarks (${results.mode}, seed ${args.seed}) on ${String(results.machine['cores'])} cores, ${String(results.machine['memoryGiB'])} GiB, Node ${process.version}, ${results.date}\n`);
+  console.log(
+    `\nBenchmarks (${results.mode}, seed ${args.seed}) on ${String(results.machine['cores'])} cores, ${String(results.machine['memoryGiB'])} GiB, Node ${process.version}, ${results.date}\n`,
+  );
   console.log(renderTable(results.figures));
-  console.log(`\n${results.figures.length} figures, ${missed.length} missed their target${missed.length ? `: ${missed.map((f) => f.name).join('; ')}` : ''}.`);
+  console.log(
+    `\n${results.figures.length} figures, ${missed.length} missed their target${missed.length ? `: ${missed.map((f) => f.name).join('; ')}` : ''}.`,
+  );
   for (const f of results.failures) console.log(`FAILED phase ${f.phase}: ${f.error.split('\n')[0]}`);
   console.log(`Took ${results.durationSeconds} s. Written to ${path.relative(process.cwd(), RESULTS)} (notes per figure are there).`);
   return results.failures.length > 0 || interrupted ? 1 : 0;

@@ -25,7 +25,11 @@ function firstSentences(text: string, words: number): string {
     .split('\n')
     .filter((line) => line.trim() !== '' && !/^(hello|hi|dear|good morning)\b/i.test(line.trim()))
     .join(' ');
-  return body.split(/\s+/).slice(0, words).join(' ').replace(/[.,;:!?]*$/, '');
+  return body
+    .split(/\s+/)
+    .slice(0, words)
+    .join(' ')
+    .replace(/[.,;:!?]*$/, '');
 }
 
 export function realisticTurnModel(): Responder {

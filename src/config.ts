@@ -9,9 +9,7 @@ import { isAddressOrCidr } from './net/trusted-proxies.ts';
 import { parseDuration } from './duration.ts';
 import { AppError } from './errors.ts';
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const duration = z.string().transform((value, ctx) => {
   const ms = parseDuration(value);
@@ -26,25 +24,48 @@ const positiveInt = z.coerce.number().int().positive();
 const port = z.coerce.number().int().min(1).max(65535);
 const emailAddress = z.string().trim().toLowerCase().pipe(z.email());
 const optionalSecret = z.string().min(1).optional();
-const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+const commaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 /** `https://support.example.com` (an origin: scheme, host, port; no path, query, fragment or credentials). */
 const publicUrl = z.url().transform((value, ctx) => {
   const url = new URL(value);
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.pathname !== '/' || url.search || url.hash) {
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username ||
+    url.password ||
+    url.pathname !== '/' ||
+    url.search ||
+    url.hash
+  ) {
     ctx.addIssue({ code: 'custom', message: 'must be an origin like https://support.example.com (no path, query or credentials)' });
     return z.NEVER;
   }
   return url.origin;
 });
 
-const addressList = commaList.pipe(z.array(z.string().refine(isAddressOrCidr, 'entries must be IP addresses or CIDR blocks like 10.0.0.0/8')));
+const addressList = commaList.pipe(
+  z.array(z.string().refine(isAddressOrCidr, 'entries must be IP addresses or CIDR blocks like 10.0.0.0/8')),
+);
 /** Host names as a Host header carries them, without a port: `support.example.com`, `10.0.0.5`, `[fd00::5]`. */
 const hostList = commaList.pipe(
   z.array(z.string().refine((h) => parseHost(h)?.port === null, 'entries must be host names without scheme or port')),
 );
 
-const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1000, mb: 1000 ** 2, gb: 1000 ** 3, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+const BYTE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1000,
+  mb: 1000 ** 2,
+  gb: 1000 ** 3,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
 /** A size in bytes: "52428800", "40MiB", "25 MB" (decimal units), "512KiB". */
 const byteSize = z.string().transform((value, ctx) => {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(value);
@@ -63,8 +84,14 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
     .optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').default('redis://127.0.0.1:6379'),
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('support-agent'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .default('redis://127.0.0.1:6379'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('support-agent'),
 
   // the mailbox the agent serves
   SUPPORT_ADDRESS: emailAddress.default('support@example.com'),
@@ -246,7 +273,11 @@ function grouped(e: z.output<typeof envSchema>) {
 /** Rules that involve more than one variable; each names the variable to fix. */
 function crossChecks(e: z.output<typeof envSchema>, ctx: z.RefinementCtx): void {
   if (e.LLM_PROVIDER === 'openai' && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
-    ctx.addIssue({ code: 'custom', path: ['LLM_PROVIDER'], message: 'openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['LLM_PROVIDER'],
+      message: 'openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)',
+    });
   }
   if (e.REPLY_MODE === 'send' && !e.SMTP_HOST) {
     ctx.addIssue({ code: 'custom', path: ['SMTP_HOST'], message: 'required when REPLY_MODE=send' });

@@ -14,7 +14,6 @@ export const ERROR_CODES = {
   QUEUE_PAYLOAD_INVALID: { retryable: false, exitCode: 1 },
   LLM_UNAVAILABLE: { retryable: true, exitCode: 1 },
   LLM_REJECTED: { retryable: false, exitCode: 1 },
-  LLM_OUTPUT_INVALID: { retryable: false, exitCode: 1 },
   IMAP_FAILED: { retryable: true, exitCode: 1 },
   SMTP_FAILED: { retryable: true, exitCode: 1 },
   SMTP_REJECTED: { retryable: false, exitCode: 1 },
@@ -45,11 +44,6 @@ export class AppError extends Error {
 
 export function isAppError(error: unknown, code?: ErrorCode): error is AppError {
   return error instanceof AppError && (code === undefined || error.code === code);
-}
-
-/** Whether an unknown failure is worth another attempt: our own codes decide; anything else is transient. */
-export function isRetryable(error: unknown): boolean {
-  return error instanceof AppError ? error.retryable : true;
 }
 
 /** A message safe to print: the error's own message, never its cause chain (which may hold URLs with passwords). */

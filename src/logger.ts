@@ -24,8 +24,7 @@ export function createLogger(scope: string, options: LoggerOptions): Logger {
   const threshold = LEVELS[options.level];
   const secrets = (options.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4);
   const write = options.write ?? ((line: string) => process.stderr.write(line + '\n'));
-  const scrub = (text: string): string =>
-    secrets.reduce((acc, secret) => acc.split(secret).join('***'), text);
+  const scrub = (text: string): string => secrets.reduce((acc, secret) => acc.split(secret).join('***'), text);
 
   const log = (level: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>) => {
     if (LEVELS[level] < threshold) return;

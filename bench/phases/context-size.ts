@@ -40,7 +40,12 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
   const { runtime } = h;
   const base = runtime.turnDeps();
   const { limits } = base.settings;
-  const system = buildTurnSystemPrompt({ supportName: base.settings.supportName, supportAddress: base.settings.supportAddress, withheldReason: null, limits });
+  const system = buildTurnSystemPrompt({
+    supportName: base.settings.supportName,
+    supportAddress: base.settings.supportAddress,
+    withheldReason: null,
+    limits,
+  });
   const systemTokens = countTokens(system);
 
   const points: Point[] = [];
@@ -57,7 +62,9 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       { receivedAt: new Date(mail.date.getTime() + 30_000), now },
     );
     if (ingested.threadId === null || (threadId !== null && ingested.threadId !== threadId)) {
-      throw new Error(`message ${mail.position} did not join the thread (${ingested.threadId ?? 'no thread'}, ${ingested.skipReason ?? 'not skipped'})`);
+      throw new Error(
+        `message ${mail.position} did not join the thread (${ingested.threadId ?? 'no thread'}, ${ingested.skipReason ?? 'not skipped'})`,
+      );
     }
     threadId = ingested.threadId;
     texts.push(ingested.text);
@@ -109,8 +116,10 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
     figures,
     inputs: {
       'context-size': {
-        method: 'real turn path: ingestRawMessage, then handleThreadTurn with runtime.turnDeps() (clock moved with the thread) against the scripted LLM server with bench/scripted-model.ts (growing summaries and open items)',
-        transcript: 'system prompt + every customer message’s extracted (quote-stripped) text joined by blank lines; the agent’s own replies are not counted, which makes the baseline smaller and the ratio conservative',
+        method:
+          'real turn path: ingestRawMessage, then handleThreadTurn with runtime.turnDeps() (clock moved with the thread) against the scripted LLM server with bench/scripted-model.ts (growing summaries and open items)',
+        transcript:
+          'system prompt + every customer message’s extracted (quote-stripped) text joined by blank lines; the agent’s own replies are not counted, which makes the baseline smaller and the ratio conservative',
         tokenizer: 'gpt-tokenizer o200k (src/memory/tokens.ts)',
         limits,
         thread: { seed: ctx.seed + 101, ...describeCorpus(thread) },

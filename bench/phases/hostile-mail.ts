@@ -51,7 +51,13 @@ async function measureIngest(deps: IngestDeps, file: string): Promise<Measured> 
   const ms = performance.now() - started;
   delay.disable();
   const { peakBytes } = sampler.stop();
-  return { ms, peakBytes, beforeBytes, stallMs: delay.max / 1e6, outcome: result.skipReason ? `${result.outcome}:${result.skipReason}` : result.outcome };
+  return {
+    ms,
+    peakBytes,
+    beforeBytes,
+    stallMs: delay.max / 1e6,
+    outcome: result.skipReason ? `${result.outcome}:${result.skipReason}` : result.outcome,
+  };
 }
 
 /** Sums the ingestion of every file of a folder (the hostile corpus), one after the other. */
@@ -88,11 +94,15 @@ interface ReplayRun {
 async function runReplay(ctx: PhaseContext, inputs: readonly string[], reportDir: string): Promise<ReplayRun> {
   const report = path.join(reportDir, `replay-${Date.now()}.json`);
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/support-agent.js'), 'replay', ...inputs, '--report', report, '--address', 'support@acme.example'], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'error', LLM_PROVIDER: 'offline' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin/support-agent.js'), 'replay', ...inputs, '--report', report, '--address', 'support@acme.example'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'error', LLM_PROVIDER: 'offline' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-2000);
@@ -113,11 +123,18 @@ async function runReplay(ctx: PhaseContext, inputs: readonly string[], reportDir
   clearInterval(poll);
   clearTimeout(timer);
   const ms = performance.now() - started;
-  let detail = '';
+  let detail: string;
   if (code === 0) {
-    const parsed = JSON.parse(await readFile(report, 'utf8')) as { messages: Array<{ outcome: string; skipReason: string | null }>; drafts: unknown[] };
+    const parsed = JSON.parse(await readFile(report, 'utf8')) as {
+      messages: Array<{ outcome: string; skipReason: string | null }>;
+      drafts: unknown[];
+    };
     const counts = new Map<string, number>();
-    for (const m of parsed.messages) counts.set(m.skipReason ? `skipped:${m.skipReason}` : m.outcome, (counts.get(m.skipReason ? `skipped:${m.skipReason}` : m.outcome) ?? 0) + 1);
+    for (const m of parsed.messages)
+      counts.set(
+        m.skipReason ? `skipped:${m.skipReason}` : m.outcome,
+        (counts.get(m.skipReason ? `skipped:${m.skipReason}` : m.outcome) ?? 0) + 1,
+      );
     detail = `${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')}; ${parsed.drafts.length} drafts`;
   } else {
     detail = code === null ? `killed after ${REPLAY_TIMEOUT_MS / 60_000} min` : `exit ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`;
@@ -176,18 +193,24 @@ export async function runHostileMail(ctx: PhaseContext): Promise<PhaseResult> {
     // The corpus again, on a fresh database so that nothing is a duplicate of the runs above.
     const corpusHarness = await openHarness(ctx, { REPLY_MAX_AGE: '36500d' }, { workers: false });
     corpusRun = await measureIngestAll({ ...pollerIngestDeps(corpusHarness.runtime), onReplyNeeded: async () => {} }, corpusFiles);
-    ctx.log(`ingested the hostile corpus (${corpusRun.count} mails): ${corpusRun.ms.toFixed(0)} ms, peak RSS ${megabytes(corpusRun.peakBytes).toFixed(0)} MB`);
+    ctx.log(
+      `ingested the hostile corpus (${corpusRun.count} mails): ${corpusRun.ms.toFixed(0)} ms, peak RSS ${megabytes(corpusRun.peakBytes).toFixed(0)} MB`,
+    );
 
     // 2. `support-agent replay`, each in a process of its own.
     const reportDir = path.join(dir, 'reports');
     plainReplay = await runReplay(ctx, [plain[0]!], reportDir);
     for (const mail of mails.filter((m) => m.replay)) {
       const run = await runReplay(ctx, [mail.file], reportDir);
-      ctx.log(`replayed ${mail.label}: ${(run.ms / 1000).toFixed(1)} s, peak RSS ${run.peakBytes === null ? '?' : megabytes(run.peakBytes).toFixed(0)} MB (${run.detail})`);
+      ctx.log(
+        `replayed ${mail.label}: ${(run.ms / 1000).toFixed(1)} s, peak RSS ${run.peakBytes === null ? '?' : megabytes(run.peakBytes).toFixed(0)} MB (${run.detail})`,
+      );
       replays.push({ label: mail.label, run });
     }
     const corpusReplay = await runReplay(ctx, corpusFiles, reportDir);
-    ctx.log(`replayed the hostile corpus: ${(corpusReplay.ms / 1000).toFixed(1)} s, peak RSS ${corpusReplay.peakBytes === null ? '?' : megabytes(corpusReplay.peakBytes).toFixed(0)} MB (${corpusReplay.detail})`);
+    ctx.log(
+      `replayed the hostile corpus: ${(corpusReplay.ms / 1000).toFixed(1)} s, peak RSS ${corpusReplay.peakBytes === null ? '?' : megabytes(corpusReplay.peakBytes).toFixed(0)} MB (${corpusReplay.detail})`,
+    );
     replays.push({ label: `hostile corpus (${corpusFiles.length} mails)`, run: corpusReplay });
   }
 
@@ -243,7 +266,7 @@ export async function runHostileMail(ctx: PhaseContext): Promise<PhaseResult> {
         name: `6. replay peak RSS, ${label}`,
         value: run.peakBytes === null ? Number.NaN : megabytes(run.peakBytes),
         unit: 'MB',
-        baseline: plainReplay?.peakBytes == null ? Number.NaN : megabytes(plainReplay.peakBytes),
+        baseline: megabytesOrNaN(plainReplay?.peakBytes ?? null),
         target: NO_TARGET,
         met: null,
         notes: 'VmHWM of the replay process (/proc, read every 50 ms until it exits); baseline: the same for one plain 10 KB mail',
@@ -257,9 +280,14 @@ export async function runHostileMail(ctx: PhaseContext): Promise<PhaseResult> {
         mails: Object.fromEntries(mails.map((m) => [m.label, path.basename(m.file)])),
         corpus: `${corpusFiles.length} files: fixtures/emails/hostile/*.eml and generate.ts's generated files, plus the 50 MB and largest-allowed mails`,
         maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
-        ingestion: 'PostgreSQL 127.0.0.1:5432 (test/support/postgres.ts), ingestRawMessage, default parse settings (1 worker, 30 s, 512 MB)',
+        ingestion:
+          'PostgreSQL 127.0.0.1:5432 (test/support/postgres.ts), ingestRawMessage, default parse settings (1 worker, 30 s, 512 MB)',
         replay: `node bin/support-agent.js replay <file> (killed after ${REPLAY_TIMEOUT_MS / 60_000} min)`,
       },
     },
   };
+}
+
+function megabytesOrNaN(bytes: number | null): number {
+  return bytes === null ? Number.NaN : megabytes(bytes);
 }

@@ -27,7 +27,10 @@ let nextUid = 1;
 /** The poller hands the ingester fetched chunks of at most 50 messages (src/imap/mailbox-poller.ts). */
 const POLLER_CHUNK = 50;
 
-async function ingestAll(deps: IngestDeps, corpus: readonly GeneratedMail[]): Promise<{ seconds: number; processed: number; replyNeeded: number; skipped: number }> {
+async function ingestAll(
+  deps: IngestDeps,
+  corpus: readonly GeneratedMail[],
+): Promise<{ seconds: number; processed: number; replyNeeded: number; skipped: number }> {
   let processed = 0;
   let replyNeeded = 0;
   let skipped = 0;
@@ -113,11 +116,15 @@ export async function runIngestion(ctx: PhaseContext, backend: 'postgresql' | 'p
     ],
     inputs: {
       [`ingestion-${backend}`]: {
-        database: backend === 'postgresql' ? 'PostgreSQL 127.0.0.1:5432, fresh database per run (test/support/postgres.ts)' : 'PGlite via openRuntime with DATA_DIR in a temp dir (openDatabase({ databaseUrl: undefined, dataDir }) + applyMigrations)',
+        database:
+          backend === 'postgresql'
+            ? 'PostgreSQL 127.0.0.1:5432, fresh database per run (test/support/postgres.ts)'
+            : 'PGlite via openRuntime with DATA_DIR in a temp dir (openDatabase({ databaseUrl: undefined, dataDir }) + applyMigrations)',
         corpus: { seed: ctx.seed, ...describeCorpus(corpus) },
         warmUp: { seed: ctx.seed + 7919, messages: warmCount },
         source: `{ kind: 'imap', folder: 'INBOX' }, ingestInOrder in chunks of ${POLLER_CHUNK}`,
-        clock: 'receivedAt = Date header + 30 s, now = Date header + 60 s (virtual, so every customer message needs a reply and enqueues a turn)',
+        clock:
+          'receivedAt = Date header + 30 s, now = Date header + 60 s (virtual, so every customer message needs a reply and enqueues a turn)',
         statementsPerMessage: statementsPerMessage === null ? undefined : round(statementsPerMessage, 1),
       },
     },

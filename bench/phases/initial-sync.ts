@@ -63,7 +63,19 @@ export async function runSyncFill(ctx: PhaseContext): Promise<PhaseResult> {
   ctx.log(`${p.count} messages (${round(megabytes(bytes))} MB) appended in ${seconds.toFixed(1)} s`);
   return {
     figures: [],
-    inputs: { mailbox: { seed: p.seed, messages: p.count, bytes, threads: threads.size, replies, autoReplies, seenFlagged: Math.ceil(p.count / 3), sha256: hash.digest('hex'), appendSeconds: round(seconds, 1) } },
+    inputs: {
+      mailbox: {
+        seed: p.seed,
+        messages: p.count,
+        bytes,
+        threads: threads.size,
+        replies,
+        autoReplies,
+        seenFlagged: Math.ceil(p.count / 3),
+        sha256: hash.digest('hex'),
+        appendSeconds: round(seconds, 1),
+      },
+    },
   };
 }
 
@@ -73,9 +85,18 @@ export async function runInitialSync(ctx: PhaseContext): Promise<PhaseResult> {
   const dovecot = await startDovecot({ users: [account] });
   ctx.defer('stop Dovecot', () => dovecot.destroy());
 
-  const params: FillParams = { host: dovecot.host, port: dovecot.imapPort, user: account.user, password: account.password, count, seed: ctx.seed + 404 };
+  const params: FillParams = {
+    host: dovecot.host,
+    port: dovecot.imapPort,
+    user: account.user,
+    password: account.password,
+    count,
+    seed: ctx.seed + 404,
+  };
   // The agent opens while the mailbox fills (it does not touch IMAP until the poller starts).
-  const filling = runPhase('sync-fill', { quick: ctx.quick, seed: ctx.seed, runId: ctx.runId, params: { ...params } }, 900_000, (r) => ctx.track(r));
+  const filling = runPhase('sync-fill', { quick: ctx.quick, seed: ctx.seed, runId: ctx.runId, params: { ...params } }, 900_000, (r) =>
+    ctx.track(r),
+  );
   filling.catch(() => {
     // awaited below; this only keeps an early failure from being reported as unhandled
   });
@@ -122,9 +143,14 @@ export async function runInitialSync(ctx: PhaseContext): Promise<PhaseResult> {
   await poller.stop();
   const drafts = await h.runtime.db.draft.count();
   const pendingReply = await h.runtime.db.message.count({ where: { status: 'pending_reply' } });
-  const jobs = Object.values(await h.runtime.queues().turns.getJobCounts('waiting', 'prioritized', 'delayed', 'active')).reduce((a, b) => a + b, 0);
+  const jobs = Object.values(await h.runtime.queues().turns.getJobCounts('waiting', 'prioritized', 'delayed', 'active')).reduce(
+    (a, b) => a + b,
+    0,
+  );
   const at = (fraction: number) => marks.find((m) => m.fraction === fraction)?.rssBytes ?? Number.NaN;
-  ctx.log(`${count} messages synced in ${seconds.toFixed(1)} s; RSS ${marks.map((m) => `${m.fraction * 100}%: ${megabytes(m.rssBytes).toFixed(0)} MB`).join(', ')}, peak ${megabytes(peakBytes).toFixed(0)} MB`);
+  ctx.log(
+    `${count} messages synced in ${seconds.toFixed(1)} s; RSS ${marks.map((m) => `${m.fraction * 100}%: ${megabytes(m.rssBytes).toFixed(0)} MB`).join(', ')}, peak ${megabytes(peakBytes).toFixed(0)} MB`,
+  );
 
   const marksNote = `RSS before the sync ${megabytes(rssBefore).toFixed(0)} MB; at 10% ${megabytes(at(0.1)).toFixed(0)} MB, 50% ${megabytes(at(0.5)).toFixed(0)} MB, 100% ${megabytes(at(1)).toFixed(0)} MB`;
   const outcome = `${count} messages in ${seconds.toFixed(1)} s (${(count / seconds).toFixed(1)} msg/s, not a figure: the context-size phase runs alongside); ${drafts} drafts, ${pendingReply} messages waiting for a reply, ${jobs} turn jobs (mail older than REPLY_MAX_AGE=7d is stored without replies)`;
@@ -161,11 +187,17 @@ export async function runInitialSync(ctx: PhaseContext): Promise<PhaseResult> {
     ],
     inputs: {
       'initial-sync': {
-        method: 'Dovecot filled by a separate process over one imapflow connection (APPEND with the Date header as INTERNALDATE, a third flagged \\Seen); then startPoller() from an empty checkpoint in this process (no workers), RSS sampled every 20 ms, stored messages counted every 100 ms',
+        method:
+          'Dovecot filled by a separate process over one imapflow connection (APPEND with the Date header as INTERNALDATE, a third flagged \\Seen); then startPoller() from an empty checkpoint in this process (no workers), RSS sampled every 20 ms, stored messages counted every 100 ms',
         replyMaxAge: '7d (default); the mail is dated from 2025-03-03, so nothing is answered',
         ...fill.inputs,
         seconds: round(seconds, 1),
-        rssMarksMB: marks.map((m) => ({ at: `${m.fraction * 100}%`, messages: m.messages, rssMB: round(megabytes(m.rssBytes), 1), seconds: round(m.seconds, 1) })),
+        rssMarksMB: marks.map((m) => ({
+          at: `${m.fraction * 100}%`,
+          messages: m.messages,
+          rssMB: round(megabytes(m.rssBytes), 1),
+          seconds: round(m.seconds, 1),
+        })),
         drafts,
         pendingReply,
         turnJobs: jobs,

@@ -35,7 +35,15 @@ interface Measured {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-async function measure(ctx: PhaseContext, dovecot: DovecotServer, user: DovecotUser, mode: Mode, count: number, meanGapMs: number, seed: number): Promise<Measured> {
+async function measure(
+  ctx: PhaseContext,
+  dovecot: DovecotServer,
+  user: DovecotUser,
+  mode: Mode,
+  count: number,
+  meanGapMs: number,
+  seed: number,
+): Promise<Measured> {
   const h = await openHarness(
     ctx,
     {
@@ -67,7 +75,9 @@ async function measure(ctx: PhaseContext, dovecot: DovecotServer, user: DovecotU
   const watchLoop = (async () => {
     while (watching) {
       if (pending.size > 0) {
-        const { rows } = await watcher.query<{ inReplyTo: string }>('SELECT "inReplyTo" FROM "Draft" WHERE "inReplyTo" = ANY($1)', [[...pending.keys()]]);
+        const { rows } = await watcher.query<{ inReplyTo: string }>('SELECT "inReplyTo" FROM "Draft" WHERE "inReplyTo" = ANY($1)', [
+          [...pending.keys()],
+        ]);
         const now = performance.now();
         for (const row of rows) {
           const sentAt = pending.get(row.inReplyTo);
@@ -126,11 +136,18 @@ async function measure(ctx: PhaseContext, dovecot: DovecotServer, user: DovecotU
   await drain(60_000);
   const lost = pending.size;
   const seconds = (performance.now() - started) / 1000;
-  ctx.log(`${mode.label}: ${latencies.length} drafts, p50 ${percentile(latencies, 50).toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms; LMTP p50 ${percentile(lmtp, 50).toFixed(1)} ms${lost ? `; ${lost} without a draft after 60 s` : ''}`);
+  ctx.log(
+    `${mode.label}: ${latencies.length} drafts, p50 ${percentile(latencies, 50).toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms; LMTP p50 ${percentile(lmtp, 50).toFixed(1)} ms${lost ? `; ${lost} without a draft after 60 s` : ''}`,
+  );
   return { latencies, lmtp, lost, seconds, corpus: { seed, ...describeCorpus(corpus) } };
 }
 
-function latencyFigures(label: string, m: Measured, target: { p50: string; met: (p50: number) => boolean | null }, notes: string): Figure[] {
+function latencyFigures(
+  label: string,
+  m: Measured,
+  target: { p50: string; met: (p50: number) => boolean | null },
+  notes: string,
+): Figure[] {
   const lost = m.lost > 0 ? `; ${m.lost} message(s) got no draft within 60 s and are left out` : '';
   return [
     figure({
@@ -163,26 +180,59 @@ export async function runLatency(ctx: PhaseContext): Promise<PhaseResult> {
   ctx.defer('stop Dovecot', () => dovecot.destroy());
 
   const idle = await ctx.scope(() =>
-    measure(ctx, dovecot, idleUser, { label: 'IDLE', env: { IMAP_IDLE: 'true', IMAP_POLL_INTERVAL: '60s' } }, count, meanGapMs, ctx.seed + 303),
+    measure(
+      ctx,
+      dovecot,
+      idleUser,
+      { label: 'IDLE', env: { IMAP_IDLE: 'true', IMAP_POLL_INTERVAL: '60s' } },
+      count,
+      meanGapMs,
+      ctx.seed + 303,
+    ),
   );
   const polling = await ctx.scope(() =>
-    measure(ctx, dovecot, pollUser, { label: `polling every ${POLL_INTERVAL}`, env: { IMAP_IDLE: 'false', IMAP_POLL_INTERVAL: POLL_INTERVAL } }, count, meanGapMs, ctx.seed + 304),
+    measure(
+      ctx,
+      dovecot,
+      pollUser,
+      { label: `polling every ${POLL_INTERVAL}`, env: { IMAP_IDLE: 'false', IMAP_POLL_INTERVAL: POLL_INTERVAL } },
+      count,
+      meanGapMs,
+      ctx.seed + 304,
+    ),
   );
   const sampleNote = ctx.quick ? `quick mode: ${count} messages per mode, not 200` : `${count} messages per mode`;
   return {
     figures: [
-      ...latencyFigures('IDLE', idle, { p50: `< ${IDLE_TARGET_MS} ms`, met: (p50) => p50 < IDLE_TARGET_MS }, `${sampleNote}; IMAP_POLL_INTERVAL=60s as the IDLE safety net; mail that arrives within 15 s of a sync waits until imapflow starts IDLE (its default autoIdleDelay; bench/README.md, Findings 1)`),
-      ...latencyFigures(`polling every ${POLL_INTERVAL}`, polling, { p50: NO_TARGET, met: () => null }, `${sampleNote}; IMAP_IDLE=false, IMAP_POLL_INTERVAL=${POLL_INTERVAL}: the wait for the next poll dominates (uniform over the interval, about ${POLL_INTERVAL} / 2 on average)`),
+      ...latencyFigures(
+        'IDLE',
+        idle,
+        { p50: `< ${IDLE_TARGET_MS} ms`, met: (p50) => p50 < IDLE_TARGET_MS },
+        `${sampleNote}; IMAP_POLL_INTERVAL=60s as the IDLE safety net; mail that arrives within 15 s of a sync waits until imapflow starts IDLE (its default autoIdleDelay; bench/README.md, Findings 1)`,
+      ),
+      ...latencyFigures(
+        `polling every ${POLL_INTERVAL}`,
+        polling,
+        { p50: NO_TARGET, met: () => null },
+        `${sampleNote}; IMAP_IDLE=false, IMAP_POLL_INTERVAL=${POLL_INTERVAL}: the wait for the next poll dominates (uniform over the interval, about ${POLL_INTERVAL} / 2 on average)`,
+      ),
     ],
     inputs: {
       latency: {
-        method: 'one real Dovecot (LMTP delivery, IMAP on loopback), one agent per mode with workers and the poller in this process, REPLY_MODE=draft with IMAP configured (drafts are also appended to the Drafts folder, after the row is stored); latency = draft row visible in PostgreSQL (polled every 10 ms) minus the start of the LMTP delivery',
+        method:
+          'one real Dovecot (LMTP delivery, IMAP on loopback), one agent per mode with workers and the poller in this process, REPLY_MODE=draft with IMAP configured (drafts are also appended to the Drafts folder, after the row is stored); latency = draft row visible in PostgreSQL (polled every 10 ms) minus the start of the LMTP delivery',
         arrivals: `open loop, exponential gaps with mean ${meanGapMs} ms (seeded), every message a new thread from a new customer; 3 warm-up messages delivered before the poller starts (so the INBOX is not empty at SELECT; see the findings in bench/README.md)`,
         messagesPerMode: count,
         quick: ctx.quick,
         replyMaxAge: '36500d (the generated mail is dated 2025)',
         idle: { seconds: round(idle.seconds, 1), lost: idle.lost, lmtpP50Ms: round(percentile(idle.lmtp, 50)), corpus: idle.corpus },
-        polling: { interval: POLL_INTERVAL, seconds: round(polling.seconds, 1), lost: polling.lost, lmtpP50Ms: round(percentile(polling.lmtp, 50)), corpus: polling.corpus },
+        polling: {
+          interval: POLL_INTERVAL,
+          seconds: round(polling.seconds, 1),
+          lost: polling.lost,
+          lmtpP50Ms: round(percentile(polling.lmtp, 50)),
+          corpus: polling.corpus,
+        },
       },
     },
   };

@@ -76,7 +76,11 @@ type JobEvent = 'active' | 'completed' | 'failed';
  * however the product wires its workers: it wraps `Worker.prototype.emit` until the returned
  * function is called. The listener runs inside BullMQ, so it only records.
  */
-function tapWorkerEvents(queue: string, prefix: string, listener: (event: JobEvent, job: Job | undefined, error: unknown) => void): () => void {
+function tapWorkerEvents(
+  queue: string,
+  prefix: string,
+  listener: (event: JobEvent, job: Job | undefined, error: unknown) => void,
+): () => void {
   const proto = Worker.prototype as unknown as { emit: (this: Worker, event: string, ...args: unknown[]) => boolean };
   const original = proto.emit;
   proto.emit = function (event, ...args) {
@@ -189,7 +193,8 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
     }
     const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
     retries.push({ jobId, attempt: job?.attemptsMade ?? 0, reason });
-    if (!job || job.attemptsMade >= (job.opts.attempts ?? 1)) done?.reject(new Error(`concurrency ${plan.concurrency}: a turn job failed for good: ${reason}`));
+    if (!job || job.attemptsMade >= (job.opts.attempts ?? 1))
+      done?.reject(new Error(`concurrency ${plan.concurrency}: a turn job failed for good: ${reason}`));
   });
   ctx.defer('stop tapping BullMQ events', async () => untapJobs());
   ctx.defer('stop listing SQL', async () => (untapSql as (() => void) | null)?.());
@@ -199,7 +204,10 @@ async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMa
   const cpu = startCpuMeter();
   const startCalled = performance.now();
   await h.startWorkers();
-  const deadline = setTimeout(() => done?.reject(new Error(`turns at concurrency ${plan.concurrency} did not finish in 10 minutes`)), 600_000);
+  const deadline = setTimeout(
+    () => done?.reject(new Error(`turns at concurrency ${plan.concurrency} did not finish in 10 minutes`)),
+    600_000,
+  );
   try {
     await finished;
   } finally {
@@ -313,7 +321,9 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
     offset += plan.turns;
     const run = await ctx.scope(() => turnRun(ctx, plan, slice));
     const ceiling = plan.concurrency / (MODEL_LATENCY_MS / 1000);
-    ctx.log(`concurrency ${plan.concurrency}: ${run.rate.toFixed(2)} turns/s (${run.turns} in ${run.seconds.toFixed(1)} s), ceiling ${ceiling}/s`);
+    ctx.log(
+      `concurrency ${plan.concurrency}: ${run.rate.toFixed(2)} turns/s (${run.turns} in ${run.seconds.toFixed(1)} s), ceiling ${ceiling}/s`,
+    );
     runs.push(run);
   }
   const peak = sampler.stop().peakBytes;
@@ -331,7 +341,9 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
         baseline: ceiling,
         target: headline ? `>= ${TARGET_RATIO * 100}% of the ceiling` : NO_TARGET,
         met: headline ? run.rate / ceiling >= TARGET_RATIO : null,
-        notes: `baseline: the ceiling, concurrency / model latency = ${concurrency} / ${MODEL_LATENCY_MS / 1000} s (not measured); ` + describeRun(run),
+        notes:
+          `baseline: the ceiling, concurrency / model latency = ${concurrency} / ${MODEL_LATENCY_MS / 1000} s (not measured); ` +
+          describeRun(run),
       }),
     );
   }

@@ -11,7 +11,16 @@ import { composeReply, type ComposedReply } from '../mail/compose-reply.ts';
 import { agentMessageId } from '../mail/message-id.ts';
 import { assembleTurnContext, type ContextLimits } from '../memory/context.ts';
 import { withheldReason } from '../memory/disclosure.ts';
-import { freshLoopState, loopScopes, loopStop, markStopped, observeInbound, observeReply, type LoopLimits, type LoopState } from '../memory/loop-guard.ts';
+import {
+  freshLoopState,
+  loopScopes,
+  loopStop,
+  markStopped,
+  observeInbound,
+  observeReply,
+  type LoopLimits,
+  type LoopState,
+} from '../memory/loop-guard.ts';
 import { reviewReply } from '../memory/reply-guard.ts';
 import { applyTurnUpdate } from '../memory/thread-state.ts';
 import type { Db } from '../store/database.ts';
@@ -104,7 +113,14 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   if (limit || loop) {
     const reason = limit ? `reply limit: ${limit}` : loop!.reason;
     const handedOff = loop?.firstStop ?? false;
-    await finishTurnWithoutReply(db, { turnId, threadId, reason, handoff: handedOff, loopStates: markStopped(loopStates, settings.loop, now), now });
+    await finishTurnWithoutReply(db, {
+      turnId,
+      threadId,
+      reason,
+      handoff: handedOff,
+      loopStates: markStopped(loopStates, settings.loop, now),
+      now,
+    });
     deps.logger.warn(handedOff ? 'no reply; thread handed to a person' : 'no reply', { threadId, reason });
     return { kind: 'limited', turnId, reason, handedOff, morePending: (await countPendingReplies(db, threadId)) > 0 };
   }
@@ -142,7 +158,8 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   // The model's own needsHuman is advice; the outbound guard decides whether a person must look.
   const review = answer.ok ? reviewReply({ body, context: prompt.user, now }) : null;
   const flags: DraftFlag[] = review ? review.findings.map(({ rule, excerpt, reason }) => ({ rule, excerpt, reason })) : [];
-  if (answer.ok && answer.value.reply.needsHuman) flags.unshift({ rule: 'model-asked', excerpt: '', reason: 'the model asked for a person to handle this' });
+  if (answer.ok && answer.value.reply.needsHuman)
+    flags.unshift({ rule: 'model-asked', excerpt: '', reason: 'the model asked for a person to handle this' });
   if (!answer.ok) flags.push({ rule: 'invalid-answer', excerpt: '', reason: answer.error.slice(0, 300) });
   const needsHuman = !answer.ok || answer.value.reply.needsHuman || (review?.needsHuman ?? false);
   const queuedToSend = settings.replyMode === 'send' && !needsHuman;
@@ -179,7 +196,15 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     now,
   });
 
-  deps.logger.info('turn drafted', { threadId, turnId, draftId, needsHuman, flags: flags.map((f) => f.rule), promptTokens: prompt.promptTokens, trimmed: prompt.trimmed });
+  deps.logger.info('turn drafted', {
+    threadId,
+    turnId,
+    draftId,
+    needsHuman,
+    flags: flags.map((f) => f.rule),
+    promptTokens: prompt.promptTokens,
+    trimmed: prompt.trimmed,
+  });
   return {
     kind: 'drafted',
     turnId,
@@ -220,10 +245,22 @@ function loopScopesFor(deps: TurnDeps, threadId: string, recipients: string[]): 
 }
 
 /** The loop guard's counters for this reply's scopes, after seeing the turn's inbound messages. */
-function observedLoopStates(deps: TurnDeps, threadId: string, recipients: string[], stored: LoopState[], emails: TurnMessage[], now: Date): LoopState[] {
+function observedLoopStates(
+  deps: TurnDeps,
+  threadId: string,
+  recipients: string[],
+  stored: LoopState[],
+  emails: TurnMessage[],
+  now: Date,
+): LoopState[] {
   const byScope = new Map(stored.map((s) => [s.scope, s]));
   return loopScopesFor(deps, threadId, recipients).map((scope) =>
-    observeInbound(byScope.get(scope) ?? freshLoopState(scope, now), emails.map((e) => e.text), now, deps.settings.loop),
+    observeInbound(
+      byScope.get(scope) ?? freshLoopState(scope, now),
+      emails.map((e) => e.text),
+      now,
+      deps.settings.loop,
+    ),
   );
 }
 
@@ -328,5 +365,3 @@ function replyLimitReached(settings: TurnSettings, to: string, recent: TurnConte
   if (recent.inThreadDay >= perDay) return `${recent.inThreadDay} replies in this thread in the last day (limit ${perDay})`;
   return null;
 }
-
-export type { TurnMessage };

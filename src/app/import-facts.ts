@@ -22,12 +22,17 @@ export interface ImportRow {
 }
 
 const ADDRESS_COLUMNS = ['email', 'address', 'e-mail', 'mail'];
-const longRow = z.object({ email: z.string(), key: z.string(), value: z.union([z.string(), z.number(), z.boolean()]), category: z.string().optional() });
+const longRow = z.object({
+  email: z.string(),
+  key: z.string(),
+  value: z.union([z.string(), z.number(), z.boolean()]),
+  category: z.string().optional(),
+});
 const wideRow = z.object({ email: z.string(), facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) });
 const jsonFile = z.array(z.union([longRow, wideRow]));
 
 /** Parses the file into rows; every problem names its line or index. */
-export function parseImport(fileName: string, content: string): ImportRow[] {
+function parseImport(fileName: string, content: string): ImportRow[] {
   if (path.extname(fileName).toLowerCase() === '.json') {
     let json: unknown;
     try {
@@ -56,15 +61,20 @@ export function parseImport(fileName: string, content: string): ImportRow[] {
   if (!header) throw new AppError('INPUT_INVALID', `${fileName}: empty file`);
   const columns = header.map((h) => h.toLowerCase());
   const addressColumn = columns.findIndex((c) => ADDRESS_COLUMNS.includes(c));
-  if (addressColumn < 0) throw new AppError('INPUT_INVALID', `${fileName}: the header needs an email column (${ADDRESS_COLUMNS.join(', ')})`);
+  if (addressColumn < 0)
+    throw new AppError('INPUT_INVALID', `${fileName}: the header needs an email column (${ADDRESS_COLUMNS.join(', ')})`);
   const isLong = columns.includes('key') && columns.includes('value');
   return rows.flatMap((row): ImportRow[] => {
     const address = row[addressColumn] ?? '';
     if (isLong) {
       const category = row[columns.indexOf('category')];
-      return [{ address, key: row[columns.indexOf('key')] ?? '', value: row[columns.indexOf('value')] ?? '', ...(category ? { category } : {}) }];
+      return [
+        { address, key: row[columns.indexOf('key')] ?? '', value: row[columns.indexOf('value')] ?? '', ...(category ? { category } : {}) },
+      ];
     }
-    return columns.flatMap((column, c) => (c === addressColumn || !(row[c] ?? '').trim() ? [] : [{ address, key: column, value: row[c] ?? '' }]));
+    return columns.flatMap((column, c) =>
+      c === addressColumn || !(row[c] ?? '').trim() ? [] : [{ address, key: column, value: row[c] ?? '' }],
+    );
   });
 }
 

@@ -4,7 +4,7 @@ import type { DbClient } from '../store/client.ts';
 import { getOrCreateSecret } from '../store/settings.ts';
 
 /** The signing secret for the agent's Message-IDs: configured, or generated once per database. */
-export async function messageIdSecret(config: Config, db: DbClient): Promise<string> {
+async function messageIdSecret(config: Config, db: DbClient): Promise<string> {
   return config.trust.messageIdSecret ?? getOrCreateSecret(db, 'message-id-secret');
 }
 

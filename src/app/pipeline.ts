@@ -87,7 +87,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (outcome.kind === 'drafted') {
       if (outcome.queuedToSend) await scheduler.outboxDue(outcome.draftId, 'send');
       else if (deps.appendsDrafts) await scheduler.outboxDue(outcome.draftId, 'append');
-      const due = promotionDueAt({ lastMessageAt: outcome.lastMessageAt, status: outcome.resolved ? 'resolved' : 'open' }, deps.quietAfterMs);
+      const due = promotionDueAt(
+        { lastMessageAt: outcome.lastMessageAt, status: outcome.resolved ? 'resolved' : 'open' },
+        deps.quietAfterMs,
+      );
       await scheduler.promotionDue(threadId, due.trigger, latest(due.at, deps.now()));
     }
     if (outcome.morePending) await scheduler.turnDue(threadId);
@@ -143,7 +146,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       }
 
       const expiredFacts = await expireFacts(db, now);
-      return { turns: pending.length, sends: queued.length, appends: unappended.length, promotions: waiting.length, expiredFacts, ...settled };
+      return {
+        turns: pending.length,
+        sends: queued.length,
+        appends: unappended.length,
+        promotions: waiting.length,
+        expiredFacts,
+        ...settled,
+      };
     },
   };
   return pipeline;

@@ -11,7 +11,10 @@ export async function loadPolicyFile(file: string): Promise<PromotionPolicy> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new AppError('POLICY_INVALID', `PROMOTION_POLICY_FILE ${file}: not JSON (${error instanceof Error ? error.message : 'parse error'})`);
+    throw new AppError(
+      'POLICY_INVALID',
+      `PROMOTION_POLICY_FILE ${file}: not JSON (${error instanceof Error ? error.message : 'parse error'})`,
+    );
   }
   const parsed = policySchema.safeParse(json);
   if (!parsed.success) {

@@ -39,7 +39,13 @@ function categoryFor(policy: PromotionPolicy, key: string, requested: string | u
 }
 
 /** Sets a fact from a trusted source; replaces the key's current value(s). Returns the fact id. */
-export async function setTrustedFact(db: Db, policy: PromotionPolicy, entityId: string, input: TrustedFactInput, now = new Date()): Promise<string> {
+export async function setTrustedFact(
+  db: Db,
+  policy: PromotionPolicy,
+  entityId: string,
+  input: TrustedFactInput,
+  now = new Date(),
+): Promise<string> {
   const key = snakeCase(input.key);
   const value = input.value.replace(/\s+/g, ' ').trim();
   if (!key) throw new AppError('INPUT_INVALID', `"${input.key}" is not a usable fact key`);
@@ -71,10 +77,23 @@ export async function deleteFact(db: Db, factId: string, actor: string, now = ne
 }
 
 /** Corrects a fact's value: the old one is superseded, the new one is an operator fact. */
-export async function correctFact(db: Db, policy: PromotionPolicy, factId: string, value: string, actor: string, now = new Date()): Promise<string> {
+export async function correctFact(
+  db: Db,
+  policy: PromotionPolicy,
+  factId: string,
+  value: string,
+  actor: string,
+  now = new Date(),
+): Promise<string> {
   const fact = await findFact(db, factId);
   if (!fact || fact.status !== 'active') throw new AppError('NOT_FOUND', `no active fact ${factId}`);
-  return setTrustedFact(db, policy, fact.entityId, { key: fact.key, value, category: fact.category, expiresAt: fact.expiresAt, origin: 'operator', actor }, now);
+  return setTrustedFact(
+    db,
+    policy,
+    fact.entityId,
+    { key: fact.key, value, category: fact.category, expiresAt: fact.expiresAt, origin: 'operator', actor },
+    now,
+  );
 }
 
 export { findEntity };

@@ -158,7 +158,9 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         mailbox,
         settings: ingest,
         logger: ingestOptions.logger ?? logger.child('ingest'),
-        ...(pipeline ? { onReplyNeeded: (_threadId: string, result: Parameters<Pipeline['messageStored']>[0]) => pipeline.messageStored(result) } : {}),
+        ...(pipeline
+          ? { onReplyNeeded: (_threadId: string, result: Parameters<Pipeline['messageStored']>[0]) => pipeline.messageStored(result) }
+          : {}),
       };
     },
     pipeline: (scheduler) => {

@@ -72,14 +72,22 @@ export async function startWorkers(runtime: Runtime, options: { reconcileOnStart
     logger.warn(`${queue} job failed`, { jobId: job?.id, attempts: job?.attemptsMade, error: error.message });
     const threadId = threadOf(job);
     if (!finalAttempt(job, error) || threadId === null) return;
-    transition(threadId).catch((e: unknown) => logger.error(`could not handle the failed ${queue} job`, { threadId, error: describeError(e) }));
+    transition(threadId).catch((e: unknown) =>
+      logger.error(`could not handle the failed ${queue} job`, { threadId, error: describeError(e) }),
+    );
   };
   turns.on('failed', (job, error) => onFinalFailure('turn', job, error, (threadId) => pipeline.turnFailed(threadId, error.message)));
-  promotions.on('failed', (job, error) => onFinalFailure('promotion', job, error, (threadId) => pipeline.promotionFailed(threadId, error.message)));
+  promotions.on('failed', (job, error) =>
+    onFinalFailure('promotion', job, error, (threadId) => pipeline.promotionFailed(threadId, error.message)),
+  );
   outbox.on('failed', (job, error) => logger.warn('outbox job failed', { jobId: job?.id, error: error.message }));
   // A Worker without an 'error' listener throws into the process (EventEmitter semantics): a
   // lost Redis key or connection must be a log line, never a crash.
-  for (const [name, worker] of [['turns', turns], ['outbox', outbox], ['promotions', promotions]] as const) {
+  for (const [name, worker] of [
+    ['turns', turns],
+    ['outbox', outbox],
+    ['promotions', promotions],
+  ] as const) {
     worker.on('error', (error) => logger.warn('queue worker error', { queue: name, error: describeError(error) }));
   }
 

@@ -62,7 +62,12 @@ export class VirtualScheduler implements Scheduler {
     for (let ran = 0; ran < MAX_TASKS_PER_RUN; ran++) {
       const threadId = this.turns.shift();
       if (threadId !== undefined) {
-        await this.run('turn', threadId, () => pipeline.runTurn(threadId), (reason) => pipeline.turnFailed(threadId, reason));
+        await this.run(
+          'turn',
+          threadId,
+          () => pipeline.runTurn(threadId),
+          (reason) => pipeline.turnFailed(threadId, reason),
+        );
         continue;
       }
       const next = this.nextPromotion(until);
@@ -93,13 +98,20 @@ export class VirtualScheduler implements Scheduler {
     return best;
   }
 
-  private async run(stage: TaskFailure['stage'], threadId: string, work: () => Promise<unknown>, failed: (reason: string) => Promise<void>): Promise<void> {
+  private async run(
+    stage: TaskFailure['stage'],
+    threadId: string,
+    work: () => Promise<unknown>,
+    failed: (reason: string) => Promise<void>,
+  ): Promise<void> {
     try {
       await work();
     } catch (error) {
       const reason = describeError(error);
       this.onFailure({ stage, threadId, error: reason });
-      await failed(reason).catch((again: unknown) => this.onFailure({ stage, threadId, error: `could not hand it over: ${describeError(again)}` }));
+      await failed(reason).catch((again: unknown) =>
+        this.onFailure({ stage, threadId, error: `could not hand it over: ${describeError(again)}` }),
+      );
     }
   }
 }

@@ -51,7 +51,9 @@ export function buildProgram(): Command {
     .command('console')
     .description('run only the review console (needs CONSOLE_PASSWORD)')
     .option('--port <port>', 'port (default: CONSOLE_PORT or 3000)', parsePort)
-    .action((options: { port?: number }) => runServe({ poll: false, work: false, console: true, ...(options.port ? { consolePort: options.port } : {}) }));
+    .action((options: { port?: number }) =>
+      runServe({ poll: false, work: false, console: true, ...(options.port ? { consolePort: options.port } : {}) }),
+    );
 
   program
     .command('replay')
@@ -67,11 +69,7 @@ export function buildProgram(): Command {
     .argument('<customer>', 'an address or an entity id')
     .action(runProfile);
 
-  program
-    .command('thread')
-    .description("print a thread's state, messages and turns")
-    .argument('<thread>', 'thread id')
-    .action(runThread);
+  program.command('thread').description("print a thread's state, messages and turns").argument('<thread>', 'thread id').action(runThread);
 
   program
     .command('why')
@@ -111,7 +109,7 @@ export function buildProgram(): Command {
 
   program
     .command('erase')
-    .description('erase everything about a customer and redact its mentions in other customers\' data, in PostgreSQL and Redis')
+    .description("erase everything about a customer and redact its mentions in other customers' data, in PostgreSQL and Redis")
     .argument('<customer>', 'an address or an entity id')
     .option('--yes', 'confirm the erasure')
     .option('--json', 'print what changed as JSON (counts only)')
@@ -119,4 +117,3 @@ export function buildProgram(): Command {
 
   return program;
 }
-

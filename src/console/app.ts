@@ -38,7 +38,11 @@ function handleError(error: unknown, c: ConsoleContext): Response {
   if (isAppError(error, 'NOT_FOUND')) return errorPage(c, 404, 'Not found', error.message);
   if (isAppError(error, 'INPUT_INVALID')) return errorPage(c, 400, 'That did not work', error.message);
   if (isAppError(error, 'CONFLICT')) return errorPage(c, 409, 'Changed meanwhile', `${error.message}. Reload the page and try again.`);
-  c.get('runtime').logger.error('console request failed', { method: c.req.method, path: new URL(c.req.url).pathname, error: describeError(error) });
+  c.get('runtime').logger.error('console request failed', {
+    method: c.req.method,
+    path: new URL(c.req.url).pathname,
+    error: describeError(error),
+  });
   return errorPage(c, 500, 'Something went wrong', 'The console could not complete this request; the details are in the log.');
 }
 
@@ -67,7 +71,10 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
 
   app.use('*', securityHeaders(BULL_BOARD_PATH, new Set([STYLESHEET_PATH])));
   // Before anything else reads the request, above all before any session lookup.
-  app.use('*', requestGuard(site, (host) => runtime.logger.debug('console request refused: host name not allowed', { host })));
+  app.use(
+    '*',
+    requestGuard(site, (host) => runtime.logger.debug('console request refused: host name not allowed', { host })),
+  );
   app.use('*', async (c, next) => {
     c.set('runtime', runtime);
     await next();

@@ -10,7 +10,7 @@ import { cookieIsSecure, newToken, tokensMatch } from './auth.ts';
 import type { ConsoleContext, ConsoleEnv, Session } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 
-export const CSRF_FIELD = '_csrf';
+const CSRF_FIELD = '_csrf';
 const LOGIN_COOKIE = 'sa_login';
 
 export function csrfField(session: Session): SafeHtml {

@@ -66,7 +66,8 @@ export async function discardDraft(runtime: Runtime, draftId: string): Promise<D
  */
 export async function settleSend(runtime: Runtime, draftId: string, outcome: 'sent' | 'resend'): Promise<DraftActionResult> {
   if (outcome === 'resend' && !runtime.config.smtp.host) return 'smtp-missing';
-  if (!(await settleUnknownSend(runtime.db, draftId, outcome === 'sent' ? 'sent' : 'queued', new Date()))) return missingOrHandled(runtime, draftId);
+  if (!(await settleUnknownSend(runtime.db, draftId, outcome === 'sent' ? 'sent' : 'queued', new Date())))
+    return missingOrHandled(runtime, draftId);
   if (outcome === 'resend') await enqueueSend(runtime, draftId);
   runtime.logger.info('unknown send settled in the console', { draftId, outcome });
   return 'done';

@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import type { ConsoleContext } from './context.ts';
 
 /** Our ids (`d_…`, `t_…`, `e_…`) and nothing that could be a path or markup. */
-export const idSchema = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'is not an id');
+const idSchema = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'is not an id');
 
 function invalid(error: z.ZodError, what: string): AppError {
   const fields = error.issues.map((i) => `${i.path.join('.') || what}: ${i.message}`).join('; ');

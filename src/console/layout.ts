@@ -12,7 +12,7 @@ import { STYLESHEET_PATH } from './styles.ts';
  * Outcomes are passed through redirects as codes, never as text, so a crafted link cannot make
  * the console display words of an attacker's choosing.
  */
-export const NOTICES = {
+const NOTICES = {
   approved: { kind: 'success', text: 'Approved. The reply is queued and the worker will send it.' },
   'edited-sent': { kind: 'success', text: 'Saved your edit. The edited reply is queued and the worker will send it.' },
   saved: { kind: 'success', text: 'Saved your edit. The draft still waits for review.' },
@@ -80,8 +80,9 @@ export function renderPage(options: PageOptions): string {
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site-header">
   <p class="brand"><a href="/drafts">Support agent</a></p>
-  ${session
-    ? html`<nav aria-label="Console">
+  ${
+    session
+      ? html`<nav aria-label="Console">
     <ul>
       ${navLink('/drafts', 'Drafts to review', 'drafts', options.section)}
       ${navLink('/customers', 'Customers', 'customers', options.section)}
@@ -89,7 +90,8 @@ export function renderPage(options: PageOptions): string {
     </ul>
   </nav>
   <form method="post" action="/logout" class="logout">${csrfField(session)}<button type="submit" class="link-button">Log out</button></form>`
-    : ''}
+      : ''
+  }
 </header>
 <main id="main" tabindex="-1">
 ${noticeBox(options.notice)}

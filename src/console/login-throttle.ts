@@ -119,5 +119,8 @@ export function throttleKey(address: string | null | undefined): string {
   const bare = address.split('%')[0]!;
   if (!isIPv6(bare)) return address;
   const groups = ipv6Groups(bare);
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }

@@ -6,7 +6,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ConsoleEnv } from './context.ts';
 
-export const PAGE_CSP = [
+const PAGE_CSP = [
   "default-src 'none'",
   "style-src 'self'",
   "img-src 'self'",
@@ -15,7 +15,7 @@ export const PAGE_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
-export const BULL_BOARD_CSP = [
+const BULL_BOARD_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",

@@ -58,7 +58,10 @@ export async function startConsole(runtime: Runtime, options: StartConsoleOption
   });
   if (password.length < 12) runtime.logger.warn('CONSOLE_PASSWORD is shorter than 12 characters; choose a longer one');
   if (!isLoopbackHostname(hostOfAddress(host)) && !settings.publicUrl?.startsWith('https:')) {
-    runtime.logger.warn('the console is reachable from other machines over plain HTTP; put it behind a TLS proxy and set CONSOLE_PUBLIC_URL', { host });
+    runtime.logger.warn(
+      'the console is reachable from other machines over plain HTTP; put it behind a TLS proxy and set CONSOLE_PUBLIC_URL',
+      { host },
+    );
   }
   if (settings.trustedProxies.length > 0 && !settings.publicUrl && settings.allowedHosts.length === 0) {
     runtime.logger.warn(

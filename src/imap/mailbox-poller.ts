@@ -273,7 +273,8 @@ export class MailboxPoller extends EventEmitter {
     const whole = chunk.filter((m) => (m.size ?? 0) <= maxBytes).map((m) => m.uid);
     const partial = chunk.filter((m) => (m.size ?? 0) > maxBytes).map((m) => m.uid);
     const fetched: FetchMessageObject[] = [];
-    if (whole.length > 0) fetched.push(...(await client.fetchAll(whole.join(','), { uid: true, source: true, internalDate: true }, { uid: true })));
+    if (whole.length > 0)
+      fetched.push(...(await client.fetchAll(whole.join(','), { uid: true, source: true, internalDate: true }, { uid: true })));
     if (partial.length > 0) {
       this.deps.logger.warn('fetching only the start of messages above MAX_MESSAGE_BYTES', { folder, uids: partial, maxBytes });
       const head = { start: 0, maxLength: TOO_LARGE_KEEP_BYTES };
@@ -283,7 +284,15 @@ export class MailboxPoller extends EventEmitter {
       .sort((a, b) => a.uid - b.uid)
       .flatMap((m) =>
         m.source
-          ? [{ raw: m.source, folder, uid: m.uid, receivedAt: m.internalDate instanceof Date ? m.internalDate : new Date(), size: sizes.get(m.uid) ?? m.source.length }]
+          ? [
+              {
+                raw: m.source,
+                folder,
+                uid: m.uid,
+                receivedAt: m.internalDate instanceof Date ? m.internalDate : new Date(),
+                size: sizes.get(m.uid) ?? m.source.length,
+              },
+            ]
           : [],
       );
   }

@@ -7,7 +7,7 @@
  * marked `malformed`; mail above `maxMessageBytes` is not parsed and is kept as `too-large`.
  */
 import { entityKeyFor, foldPlusAddress, type EntityKeyOptions } from '../mail/addresses.ts';
-import { trustedAuthVerdict, UNKNOWN_VERDICT } from '../mail/auth-results.ts';
+import { trustedAuthVerdict } from '../mail/auth-results.ts';
 import { classifyEmail, type SkipReason } from '../mail/classify.ts';
 import { rawHashMessageId, syntheticMessageId, verifyAgentMessageId } from '../mail/message-id.ts';
 import { orderKeys, sharesKey } from '../mail/ingest-order.ts';
@@ -34,10 +34,7 @@ import { markDraftsBounced } from '../store/bounced-drafts.ts';
 import { DEFAULT_PARSE_SETTINGS, sharedParsePool, type MessageReader, type ParseSettings } from './parse-pool.ts';
 import type { ReadMessage } from './read-message.ts';
 
-export type IngestSource =
-  | { kind: 'imap'; folder: string; uid: number }
-  | { kind: 'replay'; file: string }
-  | { kind: 'api' };
+export type IngestSource = { kind: 'imap'; folder: string; uid: number } | { kind: 'replay'; file: string } | { kind: 'api' };
 
 export interface IngestOptions {
   /** When the message arrived; replay passes its virtual clock. Defaults to now. */
@@ -107,7 +104,12 @@ export interface IngestDeps {
 }
 
 /** Ingests one message: the .eml replay, the tests. */
-export async function ingestRawMessage(deps: IngestDeps, raw: Buffer, source: IngestSource, options: IngestOptions = {}): Promise<IngestResult> {
+export async function ingestRawMessage(
+  deps: IngestDeps,
+  raw: Buffer,
+  source: IngestSource,
+  options: IngestOptions = {},
+): Promise<IngestResult> {
   return ingestPrepared(deps, raw, await prepare(deps, raw, options), source, options);
 }
 
@@ -121,8 +123,7 @@ export interface IngestItem {
 export const MAX_SIDE_BY_SIDE = 4;
 
 type Prepared =
-  | { kind: 'read'; read: ReadMessage; keys: string[] }
-  | { kind: 'too-large'; headers: ParseOutcome; totalBytes: number; keys: string[] };
+  { kind: 'read'; read: ReadMessage; keys: string[] } | { kind: 'too-large'; headers: ParseOutcome; totalBytes: number; keys: string[] };
 
 /** Parses a message (off the main thread), or only its headers when it is over the size cap. */
 async function prepare(deps: IngestDeps, raw: Buffer, options: IngestOptions): Promise<Prepared> {
@@ -207,7 +208,13 @@ export async function ingestInOrder(
   return results;
 }
 
-async function ingestPrepared(deps: IngestDeps, raw: Buffer, prepared: Prepared, source: IngestSource, options: IngestOptions): Promise<IngestResult> {
+async function ingestPrepared(
+  deps: IngestDeps,
+  raw: Buffer,
+  prepared: Prepared,
+  source: IngestSource,
+  options: IngestOptions,
+): Promise<IngestResult> {
   const receivedAt = options.receivedAt ?? new Date();
   const now = options.now ?? new Date();
   const parsed = prepared.kind === 'read' ? prepared.read.parsed : null;
@@ -241,13 +248,25 @@ async function ingestPrepared(deps: IngestDeps, raw: Buffer, prepared: Prepared,
  * A value the parser let through but the database refuses (a data exception) must not stall the
  * mailbox by failing on every retry: the message is kept raw as malformed, with the reason.
  */
-async function keepRawIfUnstorable(deps: IngestDeps, raw: Buffer, error: unknown, source: IngestSource, receivedAt: Date): Promise<IngestResult> {
+async function keepRawIfUnstorable(
+  deps: IngestDeps,
+  raw: Buffer,
+  error: unknown,
+  source: IngestSource,
+  receivedAt: Date,
+): Promise<IngestResult> {
   if (!isUnstorableValue(error)) throw error;
   deps.logger.warn('kept a message raw as malformed: the database refused one of its values', { error: describeError(error) });
   return storeMalformed(deps, raw, `parsed, but a value could not be stored: ${describeError(error).slice(0, 300)}`, source, receivedAt);
 }
 
-async function storeMalformed(deps: IngestDeps, raw: Buffer, reason: string, source: IngestSource, receivedAt: Date): Promise<IngestResult> {
+async function storeMalformed(
+  deps: IngestDeps,
+  raw: Buffer,
+  reason: string,
+  source: IngestSource,
+  receivedAt: Date,
+): Promise<IngestResult> {
   const messageId = rawHashMessageId(raw);
   const base = { messageId, threadId: null, entityId: null, outcome: 'skipped' as const, text: '', at: receivedAt, replyNeeded: false };
   const message: NewInboundMessage = {
@@ -277,7 +296,14 @@ function tooLargeMessageId(headers: ParseOutcome, raw: Buffer): string {
  * A message over `maxMessageBytes` is never parsed nor answered: its first bytes are kept raw, as
  * skipped `too-large`, with the sender, subject and date from its headers when they could be read.
  */
-async function storeTooLarge(deps: IngestDeps, head: Buffer, headers: ParseOutcome, totalBytes: number, source: IngestSource, receivedAt: Date): Promise<IngestResult> {
+async function storeTooLarge(
+  deps: IngestDeps,
+  head: Buffer,
+  headers: ParseOutcome,
+  totalBytes: number,
+  source: IngestSource,
+  receivedAt: Date,
+): Promise<IngestResult> {
   const limit = deps.settings.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const messageId = tooLargeMessageId(headers, head);
   const email = headers.ok ? headers.email : null;
@@ -286,7 +312,7 @@ async function storeTooLarge(deps: IngestDeps, head: Buffer, headers: ParseOutco
     `the first ${head.length.toLocaleString('en-US')} bytes are kept`;
   const message: NewInboundMessage = {
     ...emptyMessage(deps, messageId, source, receivedAt, head),
-    syntheticId: email?.messageId == null,
+    syntheticId: (email?.messageId ?? null) === null,
     fromAddress: email?.from?.address ?? null,
     fromName: email?.from?.name ?? null,
     toAddresses: email ? email.to.flatMap((a) => (a.address ? [a.address] : [])) : [],
@@ -298,7 +324,15 @@ async function storeTooLarge(deps: IngestDeps, head: Buffer, headers: ParseOutco
     skipDetail: detail,
     status: 'skipped',
   };
-  const base = { messageId, threadId: null, entityId: null, outcome: 'skipped' as const, text: '', at: email?.date ?? receivedAt, replyNeeded: false };
+  const base = {
+    messageId,
+    threadId: null,
+    entityId: null,
+    outcome: 'skipped' as const,
+    text: '',
+    at: email?.date ?? receivedAt,
+    replyNeeded: false,
+  };
   try {
     await writeIngested(deps.sql, { message });
     deps.logger.warn('kept a message too large to parse', { id: message.id, bytes: totalBytes, limit });
@@ -306,7 +340,13 @@ async function storeTooLarge(deps: IngestDeps, head: Buffer, headers: ParseOutco
   } catch (error) {
     if (!isDuplicateMessage(error)) throw error;
     const again = await findStoredMessage(deps.sql, deps.mailbox.id, messageId);
-    return { ...base, id: again?.id ?? '', skipReason: 'duplicate', skipDetail: `Message-ID seen before (${again?.id ?? 'stored concurrently'})`, stored: false };
+    return {
+      ...base,
+      id: again?.id ?? '',
+      skipReason: 'duplicate',
+      skipDetail: `Message-ID seen before (${again?.id ?? 'stored concurrently'})`,
+      stored: false,
+    };
   }
 }
 
@@ -415,10 +455,14 @@ async function storeParsed(
     const placement = classification.skipReason
       ? await placeSkipped(deps, email, [...headerIds, ...(report?.originalMessageIds ?? [])])
       : await placeCustomerMessage(deps, email, messageId, headerIds, at);
-    const decided = classification.detail ?? placement.note ?? (tooOld ? 'older than REPLY_MAX_AGE when ingested; kept without a reply' : null);
+    const decided =
+      classification.detail ?? placement.note ?? (tooOld ? 'older than REPLY_MAX_AGE when ingested; kept without a reply' : null);
     const skipDetail = [decided, repairNote].filter((note) => note !== null).join('; ') || null;
     try {
-      await writeIngested(deps.sql, { ...placement.write, message: { ...message, threadId: placement.threadId, entityId: placement.entityId, skipDetail } });
+      await writeIngested(deps.sql, {
+        ...placement.write,
+        message: { ...message, threadId: placement.threadId, entityId: placement.entityId, skipDetail },
+      });
       return { ...stored, threadId: placement.threadId, entityId: placement.entityId };
     } catch (error) {
       if (isStaleLookup(error) && attempt < 3) continue;
@@ -463,7 +507,13 @@ async function placeSkipped(deps: IngestDeps, email: ParsedEmail, headerIds: str
   return { threadId: found.matches[0]?.threadId ?? null, entityId: found.linked?.id ?? null, note: null, write: {} };
 }
 
-async function placeCustomerMessage(deps: IngestDeps, email: ParsedEmail, messageId: string, headerIds: string[], at: Date): Promise<Placement> {
+async function placeCustomerMessage(
+  deps: IngestDeps,
+  email: ParsedEmail,
+  messageId: string,
+  headerIds: string[],
+  at: Date,
+): Promise<Placement> {
   const { settings } = deps;
   const from = email.from!;
   const sender = from.address!;
@@ -478,7 +528,13 @@ async function placeCustomerMessage(deps: IngestDeps, email: ParsedEmail, messag
     normalizedSubject,
     subjectSince: new Date(at.getTime() - settings.subjectWindowMs),
   });
-  const resolution = resolveEntityFrom({ linked: found.linked, byKey: found.byKey, identity, displayName: from.name, newEntityId: newId('e') });
+  const resolution = resolveEntityFrom({
+    linked: found.linked,
+    byKey: found.byKey,
+    identity,
+    displayName: from.name,
+    newEntityId: newId('e'),
+  });
   const entity = resolution.entity;
 
   const decision: ThreadDecision = decideThread({
@@ -495,7 +551,12 @@ async function placeCustomerMessage(deps: IngestDeps, email: ParsedEmail, messag
   const others = [...email.to, ...email.cc]
     .map((a) => a.address)
     .filter((a): a is string => a !== null && a !== settings.supportAddress && a !== sender);
-  const note = decision.kind === 'new' ? (decision.linkedThreadId ? `new thread linked to ${decision.linkedThreadId}: ${decision.reason}` : null) : null;
+  const note =
+    decision.kind === 'new'
+      ? decision.linkedThreadId
+        ? `new thread linked to ${decision.linkedThreadId}: ${decision.reason}`
+        : null
+      : null;
   return {
     threadId,
     entityId: entity.id,
@@ -503,7 +564,9 @@ async function placeCustomerMessage(deps: IngestDeps, email: ParsedEmail, messag
     write: {
       ...(resolution.create ? { newEntity: entity } : {}),
       ...(resolution.rename && entity.name ? { renameEntity: { id: entity.id, name: entity.name } } : {}),
-      ...(resolution.attachAddress ? { attachAddress: { id: newId('ea'), entityId: entity.id, address: entityAddress, displayName: from.name } } : {}),
+      ...(resolution.attachAddress
+        ? { attachAddress: { id: newId('ea'), entityId: entity.id, address: entityAddress, displayName: from.name } }
+        : {}),
       ...(decision.kind === 'new'
         ? {
             newThread: {
@@ -543,5 +606,3 @@ function sourceFields(source: IngestSource): Pick<NewInboundMessage, 'source' | 
     ? { source: 'imap', imapFolder: source.folder, imapUid: source.uid }
     : { source: source.kind, imapFolder: null, imapUid: null };
 }
-
-export { UNKNOWN_VERDICT };

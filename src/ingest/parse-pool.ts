@@ -33,7 +33,7 @@ export interface MessageReader {
 }
 
 /** Reads on the calling thread: no time or memory bound. */
-export const inProcessReader: MessageReader = { read: readMessage, readHeaders };
+const inProcessReader: MessageReader = { read: readMessage, readHeaders };
 
 /** Sent to a worker. `raw` is a copy whose buffer is transferred, never a view into a larger one. */
 export interface WorkerRequest {
@@ -197,7 +197,11 @@ export class ParsePool implements MessageReader {
       const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
       this.finish(
         job,
-        failed(outOfMemory ? `parsing needed more than ${this.settings.memoryMb} MB of memory; the parse worker was stopped` : `the parse worker failed: ${error.message}`),
+        failed(
+          outOfMemory
+            ? `parsing needed more than ${this.settings.memoryMb} MB of memory; the parse worker was stopped`
+            : `the parse worker failed: ${error.message}`,
+        ),
       );
     }
     this.dispatch();
@@ -248,7 +252,7 @@ const shared = new Map<string, ParsePool>();
 
 /**
  * One pool per process and settings, started on first use. Its idle workers never keep the process
- * alive, so nothing has to close it; `closeSharedParsePools` is for tests that want a fresh one.
+ * alive, so nothing has to close it.
  */
 export function sharedParsePool(settings: ParseSettings, logger: Logger): MessageReader {
   if (settings.workers <= 0) return inProcessReader;
@@ -259,11 +263,4 @@ export function sharedParsePool(settings: ParseSettings, logger: Logger): Messag
     shared.set(key, pool);
   }
   return pool;
-}
-
-/** Terminates every shared pool's workers. */
-export async function closeSharedParsePools(): Promise<void> {
-  const pools = [...shared.values()];
-  shared.clear();
-  await Promise.all(pools.map((pool) => pool.close()));
 }

@@ -16,7 +16,11 @@ port.on('message', (request: WorkerRequest) => {
   work.then(
     (result) => port.postMessage({ type: 'done', id: request.id, result } satisfies WorkerReply),
     (error: unknown) =>
-      port.postMessage({ type: 'done', id: request.id, result: { parsed: { ok: false, reason: `unparseable: ${String(error)}`.slice(0, 300) }, text: '' } } satisfies WorkerReply),
+      port.postMessage({
+        type: 'done',
+        id: request.id,
+        result: { parsed: { ok: false, reason: `unparseable: ${String(error)}`.slice(0, 300) }, text: '' },
+      } satisfies WorkerReply),
   );
 });
 port.postMessage({ type: 'ready' } satisfies WorkerReply);

@@ -22,7 +22,7 @@ export const MAX_BODY_TEXT_CHARS = 100_000;
 export const MAX_NEW_TEXT_CHARS = 20_000;
 
 /** Bytes of a message's header section read when the message itself is too large to parse. */
-export const MAX_HEADER_BYTES = 256 * 1024;
+const MAX_HEADER_BYTES = 256 * 1024;
 
 /** A parsed message and its new text, both capped. */
 export interface ReadMessage {
@@ -61,7 +61,7 @@ function headerEnd(bytes: Buffer): number {
 }
 
 /** `text` cut at `max` characters, with a cut mark as its last line when it was longer. */
-export function capText(text: string, max: number): string {
+function capText(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${sliceWhole(text, max).trimEnd()}\n\n${cutMark(`longer than ${max.toLocaleString('en-US')} characters`)}`;
 }

@@ -18,7 +18,7 @@ export const messageTurnSchema = z.object({
 });
 export type MessageTurn = z.infer<typeof messageTurnSchema>;
 
-export const promotedFactSchema = z.object({
+const promotedFactSchema = z.object({
   key: z.string(),
   value: z.string(),
   category: z.enum(FACT_CATEGORIES as unknown as [string, ...string[]]),

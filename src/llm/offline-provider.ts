@@ -65,9 +65,7 @@ export class OfflineProvider implements LlmProvider {
     const openItems = resolved ? [] : [...new Set([...request.thread.openItems, ...asked])].slice(-8);
     const needsHuman = !resolved && (NEEDS_HUMAN_INTENTS.has(intent) || LEGAL.test(allText));
 
-    const newest = request.emails
-      .map((e) => `${e.date.toISOString().slice(0, 10)}: ${sentences(e.text).slice(0, 2).join(' ')}`)
-      .join(' ');
+    const newest = request.emails.map((e) => `${e.date.toISOString().slice(0, 10)}: ${sentences(e.text).slice(0, 2).join(' ')}`).join(' ');
     const summary = compressSummary(`${request.thread.summary} ${newest}`.trim(), request.summaryTokenCap);
 
     const greetingName = firstName(latest?.fromName ?? request.profile?.name ?? null);
@@ -101,14 +99,16 @@ export class OfflineProvider implements LlmProvider {
     const commitments = request.agentReplies.flatMap((reply) =>
       [...reply.matchAll(COMMITMENT)].map((match) => ({ text: match[0].trim().replace(/[.!]$/, ''), due: null })),
     );
-    const topic = request.thread.subject.replace(/^\s*(re|fwd?|aw|wg|sv|tr)\s*:\s*/gi, '').trim() || request.thread.currentIntent.replace(/_/g, ' ');
+    const topic =
+      request.thread.subject.replace(/^\s*(re|fwd?|aw|wg|sv|tr)\s*:\s*/gi, '').trim() || request.thread.currentIntent.replace(/_/g, ' ');
     const value: ThreadPromotion = { topic: topic.slice(0, 80) || 'support request', facts, commitments };
     const { promptTokens, completionTokens } = usage(request.prompt, value);
     return { ok: true, value, calls: [{ purpose: 'thread_promotion', promptTokens, completionTokens, ok: true }] };
   }
 }
 
-const COMMITMENT = /\b(?:we(?:'ll| will)|I(?:'ll| will))\s+(?:refund|send|ship|call|credit|replace|fix|update|issue)\b[^.!?\n]{3,100}[.!]?/gi;
+const COMMITMENT =
+  /\b(?:we(?:'ll| will)|I(?:'ll| will))\s+(?:refund|send|ship|call|credit|replace|fix|update|issue)\b[^.!?\n]{3,100}[.!]?/gi;
 
 interface FactRule {
   pattern: RegExp;
@@ -120,14 +120,16 @@ interface FactRule {
 
 const FACT_RULES: FactRule[] = [
   {
-    pattern: /\b(?:please\s+)?(?:only\s+)?(?:call|phone|ring|contact|reach)\s+me\s+(?:only\s+)?(?:in\s+the\s+|during\s+the\s+|on\s+|at\s+)?(mornings?|afternoons?|evenings?|weekends?|weekdays?|nights?)\b/i,
+    pattern:
+      /\b(?:please\s+)?(?:only\s+)?(?:call|phone|ring|contact|reach)\s+me\s+(?:only\s+)?(?:in\s+the\s+|during\s+the\s+|on\s+|at\s+)?(mornings?|afternoons?|evenings?|weekends?|weekdays?|nights?)\b/i,
     key: 'preferred_contact_time',
     category: 'preference',
     confidence: 0.9,
     value: (m) => normalisePeriod(m[1] ?? ''),
   },
   {
-    pattern: /\b(?:please\s+)?(?:only\s+)?(?:email|e-mail|write to)\s+me\b(?:\s+(?:rather than|instead of)\s+(?:calling|phoning|call|phone))?/i,
+    pattern:
+      /\b(?:please\s+)?(?:only\s+)?(?:email|e-mail|write to)\s+me\b(?:\s+(?:rather than|instead of)\s+(?:calling|phoning|call|phone))?/i,
     key: 'preferred_contact_channel',
     category: 'preference',
     confidence: 0.85,
@@ -141,7 +143,8 @@ const FACT_RULES: FactRule[] = [
     value: (m) => (/mail/i.test(m[1] ?? '') ? 'email' : /sms|text/i.test(m[1] ?? '') ? 'sms' : /chat/i.test(m[1] ?? '') ? 'chat' : 'phone'),
   },
   {
-    pattern: /\b(?:please\s+)?(?:reply|answer|write)\s+(?:to\s+me\s+)?in\s+(English|German|French|Spanish|Dutch|Italian|Portuguese|Japanese|Chinese|Russian|Swedish|Polish)\b/i,
+    pattern:
+      /\b(?:please\s+)?(?:reply|answer|write)\s+(?:to\s+me\s+)?in\s+(English|German|French|Spanish|Dutch|Italian|Portuguese|Japanese|Chinese|Russian|Swedish|Polish)\b/i,
     key: 'preferred_language',
     category: 'preference',
     confidence: 0.9,
@@ -190,7 +193,8 @@ const FACT_RULES: FactRule[] = [
     value: (m) => (m[1] ?? '').trim(),
   },
   {
-    pattern: /\b(?:I(?:'m| am)\s+(?:so\s+|really\s+|very\s+)?(?:frustrated|angry|furious|annoyed|disappointed|fed up)|this is (?:unacceptable|ridiculous))\b/i,
+    pattern:
+      /\b(?:I(?:'m| am)\s+(?:so\s+|really\s+|very\s+)?(?:frustrated|angry|furious|annoyed|disappointed|fed up)|this is (?:unacceptable|ridiculous))\b/i,
     key: 'sentiment',
     category: 'sentiment',
     confidence: 0.8,

@@ -79,7 +79,10 @@ export class OpenAiProvider implements LlmProvider {
       this.logger.warn('invalid structured answer', { schema: name, attempt: attempt + 1, error: checked.error });
       messages.push(
         { role: 'assistant', content: content.slice(0, 20_000) },
-        { role: 'user', content: `That answer is not valid for the ${name} schema: ${checked.error}. Answer again with only the corrected JSON.` },
+        {
+          role: 'user',
+          content: `That answer is not valid for the ${name} schema: ${checked.error}. Answer again with only the corrected JSON.`,
+        },
       );
     }
     return { ok: false, error: lastError, calls };

@@ -16,9 +16,7 @@ export interface LlmCallRecord {
  * A structured answer, or the model's failure to give a valid one after a repair attempt.
  * Transport failures (timeouts, 5xx after retries) throw `AppError('LLM_UNAVAILABLE')` instead.
  */
-export type LlmOutcome<T> =
-  | { ok: true; value: T; calls: LlmCallRecord[] }
-  | { ok: false; error: string; calls: LlmCallRecord[] };
+export type LlmOutcome<T> = { ok: true; value: T; calls: LlmCallRecord[] } | { ok: false; error: string; calls: LlmCallRecord[] };
 
 export interface PromptText {
   system: string;

@@ -5,14 +5,70 @@ import { domainToASCII } from 'node:url';
 
 /** Well-known free-mail domains: in ENTITY_KEY=domain mode these never group strangers into one account. */
 export const FREE_MAIL_DOMAINS: ReadonlySet<string> = new Set([
-  'gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'hotmail.co.uk', 'live.com', 'msn.com',
-  'yahoo.com', 'yahoo.co.uk', 'yahoo.fr', 'yahoo.de', 'ymail.com', 'rocketmail.com', 'icloud.com', 'me.com',
-  'mac.com', 'aol.com', 'gmx.de', 'gmx.net', 'gmx.com', 'gmx.at', 'web.de', 't-online.de', 'freenet.de',
-  'mail.ru', 'bk.ru', 'list.ru', 'inbox.ru', 'yandex.ru', 'yandex.com', 'qq.com', '163.com', '126.com',
-  'sina.com', 'proton.me', 'protonmail.com', 'pm.me', 'zoho.com', 'fastmail.com', 'hey.com', 'orange.fr',
-  'wanadoo.fr', 'free.fr', 'laposte.net', 'sfr.fr', 'libero.it', 'virgilio.it', 'naver.com', 'daum.net',
-  'seznam.cz', 'wp.pl', 'o2.pl', 'interia.pl', 'ziggo.nl', 'kpnmail.nl', 'btinternet.com', 'comcast.net',
-  'verizon.net', 'att.net', 'sbcglobal.net', 'yahoo.co.jp', 'docomo.ne.jp', 'ezweb.ne.jp', 'tutanota.com',
+  'gmail.com',
+  'googlemail.com',
+  'outlook.com',
+  'hotmail.com',
+  'hotmail.co.uk',
+  'live.com',
+  'msn.com',
+  'yahoo.com',
+  'yahoo.co.uk',
+  'yahoo.fr',
+  'yahoo.de',
+  'ymail.com',
+  'rocketmail.com',
+  'icloud.com',
+  'me.com',
+  'mac.com',
+  'aol.com',
+  'gmx.de',
+  'gmx.net',
+  'gmx.com',
+  'gmx.at',
+  'web.de',
+  't-online.de',
+  'freenet.de',
+  'mail.ru',
+  'bk.ru',
+  'list.ru',
+  'inbox.ru',
+  'yandex.ru',
+  'yandex.com',
+  'qq.com',
+  '163.com',
+  '126.com',
+  'sina.com',
+  'proton.me',
+  'protonmail.com',
+  'pm.me',
+  'zoho.com',
+  'fastmail.com',
+  'hey.com',
+  'orange.fr',
+  'wanadoo.fr',
+  'free.fr',
+  'laposte.net',
+  'sfr.fr',
+  'libero.it',
+  'virgilio.it',
+  'naver.com',
+  'daum.net',
+  'seznam.cz',
+  'wp.pl',
+  'o2.pl',
+  'interia.pl',
+  'ziggo.nl',
+  'kpnmail.nl',
+  'btinternet.com',
+  'comcast.net',
+  'verizon.net',
+  'att.net',
+  'sbcglobal.net',
+  'yahoo.co.jp',
+  'docomo.ne.jp',
+  'ezweb.ne.jp',
+  'tutanota.com',
 ]);
 
 export interface NormaliseOptions {
@@ -32,7 +88,10 @@ export function normaliseAddress(raw: string | null | undefined, options: Normal
   const at = trimmed.lastIndexOf('@');
   if (at <= 0 || at === trimmed.length - 1 || trimmed.length > 320) return null;
   let local = trimmed.slice(0, at).normalize('NFC').toLowerCase();
-  const domainRaw = trimmed.slice(at + 1).toLowerCase().replace(/\.$/, '');
+  const domainRaw = trimmed
+    .slice(at + 1)
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (!LOCAL_PART.test(local)) return null;
   const domain = domainToASCII(domainRaw);
   if (!domain || !/^[a-z0-9.-]+$/.test(domain) || domain.startsWith('.') || domain.includes('..')) return null;
@@ -74,7 +133,10 @@ export function entityKeyFor(address: string, options: EntityKeyOptions): { kind
 /** Strips characters that have no place in a display name (controls, CR/LF, NUL), and trims. */
 export function cleanDisplayName(name: string | null | undefined): string | null {
   if (!name) return null;
-  const cleaned = name.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const cleaned = name
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return cleaned.length > 0 ? cleaned.slice(0, 200) : null;
 }
 

@@ -63,8 +63,32 @@ const VERBS: Array<{ verb: string; bounded: boolean }> = Object.values(WROTE_VER
 
 // Words that open an attribution ("On …", "Am …", "Le …"): localised "on"/"at"/"in".
 const LEAD_WORDS = [
-  'on', 'at', 'am', 'le', 'el', 'em', 'il', 'il giorno', 'in data', 'a', 'op', 'den', 'på', 'dne', 'dňa', 'dnia',
-  'w dniu', 'pe', 'στις', 'vào', 'pada', 'pada tanggal', 'בתאריך', 'في', 'เมื่อ', 'el dia',
+  'on',
+  'at',
+  'am',
+  'le',
+  'el',
+  'em',
+  'il',
+  'il giorno',
+  'in data',
+  'a',
+  'op',
+  'den',
+  'på',
+  'dne',
+  'dňa',
+  'dnia',
+  'w dniu',
+  'pe',
+  'στις',
+  'vào',
+  'pada',
+  'pada tanggal',
+  'בתאריך',
+  'في',
+  'เมื่อ',
+  'el dia',
 ];
 const LEAD_PREFIXES = ['在', '於', 'ב-'];
 
@@ -90,7 +114,7 @@ const ADDRESS = /[^\s<>()[\]"',;:]{1,100}@[^\s<>()[\]"',;:]{1,100}\.[^\s<>()[\]"
 const ADDRESS_AT_END = /[^\s<>()]{1,100}@[^\s<>()]{1,100}[>)\]]?["”]?\s*[;,]?$/;
 
 /** Lines longer than this are prose, never an attribution. */
-export const MAX_ATTRIBUTION_LINE = 400;
+const MAX_ATTRIBUTION_LINE = 400;
 const MAX_WRAPPED_PART = 200;
 
 interface Evidence {
@@ -118,10 +142,7 @@ function core(line: string): { text: string; colon: boolean; dashed: boolean } {
 }
 
 // One alternation of all verbs, longest first, so a line is scanned once rather than per verb.
-const VERB_RE = new RegExp(
-  VERBS.map(({ verb }) => verb.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'),
-  'g',
-);
+const VERB_RE = new RegExp(VERBS.map(({ verb }) => verb.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'g');
 const BOUNDED_VERB = new Map(VERBS.map(({ verb, bounded }) => [verb, bounded]));
 
 function findVerb(lower: string): { index: number; end: number } | null {

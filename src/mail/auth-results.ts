@@ -31,7 +31,9 @@ function stripComments(value: string): string {
 export function trustedAuthVerdict(headers: readonly string[], trustedAuthservId: string | undefined): AuthVerdict {
   if (!trustedAuthservId) return UNKNOWN_VERDICT;
   for (const header of headers) {
-    const parts = stripComments(header).split(';').map((p) => p.trim());
+    const parts = stripComments(header)
+      .split(';')
+      .map((p) => p.trim());
     const authservId = parts[0]?.split(/\s+/)[0]?.toLowerCase();
     if (authservId !== trustedAuthservId) continue;
     const verdict: { dmarc: AuthResult | null; dkim: AuthResult | null; spf: AuthResult | null } = { dmarc: null, dkim: null, spf: null };

@@ -57,10 +57,18 @@ const MAX_ORIGINAL_IDS = 10;
 
 /** ARF's registered feedback types (RFC 5965, 6591, 6650); a contact form's "Feedback-Type: complaint" is not one. */
 const ARF_FEEDBACK_TYPES = /^feedback-type:\s*(?:abuse|fraud|virus|other|not-spam|auth-failure|opt-out|opt-out-list|dmarc)\b/;
-const ARF_FIELDS = /^(?:version|user-agent|original-mail-from|original-rcpt-to|original-envelope-id|arrival-date|received-date|source-ip|reported-domain|reported-uri|authentication-results|auth-failure|incidents|removal-recipient):/;
+const ARF_FIELDS =
+  /^(?:version|user-agent|original-mail-from|original-rcpt-to|original-envelope-id|arrival-date|received-date|source-ip|reported-domain|reported-uri|authentication-results|auth-failure|incidents|removal-recipient):/;
 
 const DELIVERY_REPORT_TYPES = new Set(['message/delivery-status', 'message/global-delivery-status']);
-const RETURNED_MESSAGE_TYPES = new Set(['message/rfc822', 'message/global', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global-headers', 'text/rfc822']);
+const RETURNED_MESSAGE_TYPES = new Set([
+  'message/rfc822',
+  'message/global',
+  'text/rfc822-headers',
+  'message/rfc822-headers',
+  'message/global-headers',
+  'text/rfc822',
+]);
 const MDN_TYPES = new Set(['message/disposition-notification', 'message/global-disposition-notification']);
 
 type Category = 'sender' | 'subject' | 'text' | 'header' | 'returned';
@@ -81,10 +89,21 @@ export function recogniseAutomatedReport(email: ParsedEmail, context: ReportCont
   const categories = new Set(evidence.map((e) => e.category));
   if (categories.size < 2) return null;
   const flavours = new Set(evidence.map((e) => e.flavour).filter((f): f is Flavour => f !== null));
-  const reason: ReportReason = flavours.has('list-held') ? 'mailing-list' : flavours.has('complaint') && !flavours.has('bounce') ? 'complaint' : 'bounce';
+  const reason: ReportReason = flavours.has('list-held')
+    ? 'mailing-list'
+    : flavours.has('complaint') && !flavours.has('bounce')
+      ? 'complaint'
+      : 'bounce';
   const delayOrSuccess = (flavours.has('delay') || flavours.has('success')) && !hasFailedAction(email.reportParts);
   const failed = reason === 'bounce' && !delayOrSuccess;
-  return finish(email, reason, evidence.map((e) => e.signal), failed, [], null);
+  return finish(
+    email,
+    reason,
+    evidence.map((e) => e.signal),
+    failed,
+    [],
+    null,
+  );
 }
 
 interface Decision {
@@ -106,17 +125,24 @@ function structural(email: ParsedEmail, text: OwnText): Decision | null {
   };
 
   if (reportType === 'feedback-report' || partTypes.has('message/feedback-report')) {
-    return { reason: 'complaint', signal: reportType === 'feedback-report' ? 'multipart/report feedback-report (ARF)' : 'message/feedback-report part (ARF)', failed: false };
+    return {
+      reason: 'complaint',
+      signal: reportType === 'feedback-report' ? 'multipart/report feedback-report (ARF)' : 'message/feedback-report part (ARF)',
+      failed: false,
+    };
   }
   if (reportType === 'disposition-notification' || [...partTypes].some((t) => MDN_TYPES.has(t))) {
     return { reason: 'auto-reply', signal: 'read receipt (disposition-notification)', failed: false };
   }
   if (reportType !== null || [...partTypes].some((t) => DELIVERY_REPORT_TYPES.has(t))) {
-    const signal = reportType !== null ? `multipart/report ${reportType || 'without report-type'}` : 'message/delivery-status part in a multipart/mixed';
+    const signal =
+      reportType !== null ? `multipart/report ${reportType || 'without report-type'}` : 'message/delivery-status part in a multipart/mixed';
     return { reason: 'bounce', signal, failed: deliveryFailed(), diagnostic: deliveryDiagnostic(email.reportParts) };
   }
   // Microsoft's JMRP puts the complainant into the returned message's headers and nothing else.
-  const jmrp = header(email, 'x-hmxmroriginalrecipient') !== undefined || email.reportParts.some((p) => RETURNED_MESSAGE_TYPES.has(p.contentType) && headerBlock(p.text).has('x-hmxmroriginalrecipient'));
+  const jmrp =
+    header(email, 'x-hmxmroriginalrecipient') !== undefined ||
+    email.reportParts.some((p) => RETURNED_MESSAGE_TYPES.has(p.contentType) && headerBlock(p.text).has('x-hmxmroriginalrecipient'));
   if (jmrp) return { reason: 'complaint', signal: 'X-HmXmrOriginalRecipient (Microsoft JMRP complaint)', failed: false };
   if (text.arfFields) return { reason: 'complaint', signal: 'ARF feedback fields in the text', failed: false };
 
@@ -131,10 +157,14 @@ function structural(email: ParsedEmail, text: OwnText): Decision | null {
     };
   }
 
-  if (header(email, 'x-failed-recipients') !== undefined) return { reason: 'bounce', signal: 'X-Failed-Recipients present', failed: deliveryFailed() };
-  if (header(email, 'x-ms-exchange-message-is-ndr') !== undefined) return { reason: 'bounce', signal: 'X-MS-Exchange-Message-Is-Ndr present', failed: deliveryFailed() };
-  if (header(email, 'x-mddsn-message') !== undefined) return { reason: 'bounce', signal: 'X-MDDSN-Message present (MDaemon DSN)', failed: deliveryFailed() };
-  if (/\bscomp\b/i.test(header(email, 'x-loop') ?? '')) return { reason: 'complaint', signal: 'X-Loop: scomp (AOL feedback loop)', failed: false };
+  if (header(email, 'x-failed-recipients') !== undefined)
+    return { reason: 'bounce', signal: 'X-Failed-Recipients present', failed: deliveryFailed() };
+  if (header(email, 'x-ms-exchange-message-is-ndr') !== undefined)
+    return { reason: 'bounce', signal: 'X-MS-Exchange-Message-Is-Ndr present', failed: deliveryFailed() };
+  if (header(email, 'x-mddsn-message') !== undefined)
+    return { reason: 'bounce', signal: 'X-MDDSN-Message present (MDaemon DSN)', failed: deliveryFailed() };
+  if (/\bscomp\b/i.test(header(email, 'x-loop') ?? ''))
+    return { reason: 'complaint', signal: 'X-Loop: scomp (AOL feedback loop)', failed: false };
 
   const from = email.from?.address ?? null;
   if (from) {
@@ -146,7 +176,8 @@ function structural(email: ParsedEmail, text: OwnText): Decision | null {
     }
     // VERP return addresses (bounces+1234-ab=example.com@…) are never a person's From.
     if (/^bounces?[+-].*=/.test(local)) return { reason: 'bounce', signal: 'sender is a VERP bounce address', failed: deliveryFailed() };
-    if (/^microsoftexchange[0-9a-f]{32}$/.test(local)) return { reason: 'bounce', signal: "sender is Exchange's system mailbox", failed: deliveryFailed() };
+    if (/^microsoftexchange[0-9a-f]{32}$/.test(local))
+      return { reason: 'bounce', signal: "sender is Exchange's system mailbox", failed: deliveryFailed() };
   }
   return null;
 }
@@ -157,10 +188,12 @@ function weakEvidence(email: ParsedEmail, text: OwnText, context: ReportContext)
   if (from) {
     const local = localPartOf(from);
     const compact = local.replace(/[-_.]/g, '');
-    if (DELIVERY_ROLE_LOCAL_PARTS.has(compact) || /^bounces?-/.test(local)) evidence.push({ category: 'sender', flavour: null, signal: `sender is ${local}` });
+    if (DELIVERY_ROLE_LOCAL_PARTS.has(compact) || /^bounces?-/.test(local))
+      evidence.push({ category: 'sender', flavour: null, signal: `sender is ${local}` });
     else if (LIST_ROLE_LOCAL_PARTS.has(compact) || /-(?:owner|bounces|request)$/.test(local) || /^owner-/.test(local)) {
       evidence.push({ category: 'sender', flavour: null, signal: `sender is a list manager (${local})` });
-    } else if (ABUSE_ROLE_LOCAL_PARTS.has(compact) || from === 'staff@hotmail.com') evidence.push({ category: 'sender', flavour: null, signal: `sender is ${local}` });
+    } else if (ABUSE_ROLE_LOCAL_PARTS.has(compact) || from === 'staff@hotmail.com')
+      evidence.push({ category: 'sender', flavour: null, signal: `sender is ${local}` });
   }
   const name = (email.from?.name ?? '').trim().toLowerCase();
   if (DELIVERY_DISPLAY_NAMES.has(name) || /postmaster$/.test(name) || /^(?:courier mail server at|l-soft list server at) /.test(name)) {
@@ -169,25 +202,37 @@ function weakEvidence(email: ParsedEmail, text: OwnText, context: ReportContext)
 
   const subject = email.subject.trim().toLowerCase().slice(0, 1000);
   const subjectMatch = SUBJECT_PATTERNS.find((p) => p.pattern.test(subject));
-  if (subjectMatch) evidence.push({ category: 'subject', flavour: subjectMatch.flavour, signal: `subject "${email.subject.trim().slice(0, 80)}"` });
+  if (subjectMatch)
+    evidence.push({ category: 'subject', flavour: subjectMatch.flavour, signal: `subject "${email.subject.trim().slice(0, 80)}"` });
 
   for (const flavour of text.flavours) evidence.push({ category: 'text', flavour, signal: `${flavour} wording in the text` });
   if (text.deliveryFields) evidence.push({ category: 'text', flavour: 'bounce', signal: 'delivery-status fields in the text' });
 
   const autoSubmitted = (header(email, 'auto-submitted') ?? '').split(/[;(\s]/)[0]?.toLowerCase() ?? '';
-  if (autoSubmitted && autoSubmitted !== 'no') evidence.push({ category: 'header', flavour: null, signal: `Auto-Submitted: ${autoSubmitted}` });
+  if (autoSubmitted && autoSubmitted !== 'no')
+    evidence.push({ category: 'header', flavour: null, signal: `Auto-Submitted: ${autoSubmitted}` });
   for (const name of ['x-list-administrivia', 'x-mailman-version', 'x-ml-name']) {
     if (header(email, name) !== undefined) evidence.push({ category: 'header', flavour: null, signal: `${name} present` });
   }
   const returnPath = header(email, 'return-path');
-  if (returnPath !== undefined && /^<?\s*>?$/.test(returnPath.trim())) evidence.push({ category: 'header', flavour: null, signal: 'empty Return-Path <>' });
+  if (returnPath !== undefined && /^<?\s*>?$/.test(returnPath.trim()))
+    evidence.push({ category: 'header', flavour: null, signal: 'empty Return-Path <>' });
 
-  const ours = email.reportParts.some((p) => RETURNED_MESSAGE_TYPES.has(p.contentType) && fromAddressOf(headerBlock(p.text)) === context.supportAddress);
+  const ours = email.reportParts.some(
+    (p) => RETURNED_MESSAGE_TYPES.has(p.contentType) && fromAddressOf(headerBlock(p.text)) === context.supportAddress,
+  );
   if (ours) evidence.push({ category: 'returned', flavour: null, signal: 'returns a copy of our own mail' });
   return evidence;
 }
 
-function finish(email: ParsedEmail, reason: ReportReason, signals: string[], failed: boolean, providerIds: string[], diagnostic: string | null): AutomatedReport {
+function finish(
+  email: ParsedEmail,
+  reason: ReportReason,
+  signals: string[],
+  failed: boolean,
+  providerIds: string[],
+  diagnostic: string | null,
+): AutomatedReport {
   const ids = reason === 'bounce' || reason === 'complaint' || reason === 'mailing-list' ? originalMessageIds(email, providerIds) : [];
   return {
     reason,
@@ -282,7 +327,8 @@ function deliveryDiagnostic(parts: readonly ReportPart[]): string | null {
 function textDiagnostic(email: ParsedEmail): string | null {
   const source = (email.textPart ?? email.bodyText).slice(0, TEXT_SCAN_CHARS);
   for (const line of source.split('\n')) {
-    if (/\b[45]\d\d\b[ -]?#?[45]\.\d{1,3}\.\d{1,3}\b|#[45]\.\d{1,3}\.\d{1,3}\b|\b[45]\.\d{1,3}\.\d{1,3}\b/.test(line)) return line.trim().slice(0, 400);
+    if (/\b[45]\d\d\b[ -]?#?[45]\.\d{1,3}\.\d{1,3}\b|#[45]\.\d{1,3}\.\d{1,3}\b|\b[45]\.\d{1,3}\.\d{1,3}\b/.test(line))
+      return line.trim().slice(0, 400);
   }
   return null;
 }

@@ -2,13 +2,21 @@
  * Decides which inbound mail must never get a reply, and why. Pure: it sees the parsed mail and
  * the agent's own identity, nothing else. Duplicates, malformed and too-large mail are decided by ingestion.
  */
-import { domainOf } from './addresses.ts';
 import { recogniseAutomatedReport, type AutomatedReport } from './bounce.ts';
 import type { ParsedEmail } from './parse-message.ts';
 
-export type SkipReason = 'auto-reply' | 'bounce' | 'complaint' | 'mailing-list' | 'loop' | 'duplicate' | 'no-sender' | 'malformed' | 'too-large';
+export type SkipReason =
+  'auto-reply' | 'bounce' | 'complaint' | 'mailing-list' | 'loop' | 'duplicate' | 'no-sender' | 'malformed' | 'too-large';
 export const SKIP_REASONS: readonly SkipReason[] = [
-  'auto-reply', 'bounce', 'complaint', 'mailing-list', 'loop', 'duplicate', 'no-sender', 'malformed', 'too-large',
+  'auto-reply',
+  'bounce',
+  'complaint',
+  'mailing-list',
+  'loop',
+  'duplicate',
+  'no-sender',
+  'malformed',
+  'too-large',
 ];
 
 export interface Classification {
@@ -37,7 +45,12 @@ function header(email: ParsedEmail, name: string): string | undefined {
 }
 
 function headerToken(value: string | undefined): string {
-  return (value ?? '').split(/[;(\s]/)[0]?.trim().toLowerCase() ?? '';
+  return (
+    (value ?? '')
+      .split(/[;(\s]/)[0]
+      ?.trim()
+      .toLowerCase() ?? ''
+  );
 }
 
 /**
@@ -51,7 +64,7 @@ export function classifyEmail(email: ParsedEmail, agent: AgentIdentity): Classif
   if (!from) return report ? fromReport(report) : skip('no-sender', 'no usable From address');
 
   if (from === agent.supportAddress) return skip('loop', `From is the support address itself`);
-  if (header(email, 'x-support-agent') !== undefined) return skip('loop', 'carries the agent\'s X-Support-Agent mark');
+  if (header(email, 'x-support-agent') !== undefined) return skip('loop', "carries the agent's X-Support-Agent mark");
   if (email.messageId && agent.isAgentMessageId(email.messageId)) return skip('loop', 'Message-ID is one the agent generated');
 
   if (report) return fromReport(report);
@@ -88,13 +101,7 @@ function skip(skipReason: SkipReason, detail: string): Classification {
 
 function fromReport(report: AutomatedReport): Classification {
   const about = report.originalMessageIds.length > 0 ? `; about ${report.originalMessageIds.slice(0, 3).join(' ')}` : '';
-  const outcome = report.reason === 'bounce' ? (report.failed ? '; delivery failed' : '; not a final failure (delay or success notice)') : '';
+  const outcome =
+    report.reason === 'bounce' ? (report.failed ? '; delivery failed' : '; not a final failure (delay or success notice)') : '';
   return { skipReason: report.reason, detail: `${report.signals.join('; ')}${outcome}${about}`.slice(0, 1000), report };
-}
-
-/** Whether a reply address points outside the sender's own domain (a classic exfiltration trick). */
-export function replyToLeavesSenderDomain(email: ParsedEmail): boolean {
-  const from = email.from?.address;
-  if (!from) return false;
-  return email.replyTo.some((r) => r.address !== null && domainOf(r.address) !== domainOf(from));
 }

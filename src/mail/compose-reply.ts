@@ -29,7 +29,7 @@ const MAX_REFERENCES_CHARS = 900;
 const VALID_ID = /^<[^<>\s]{1,250}>$/;
 
 /** The parent's chain plus the parent; when long, the root and the most recent IDs survive. */
-export function buildReferences(parentReferences: readonly string[], parentId: string | null): string[] {
+function buildReferences(parentReferences: readonly string[], parentId: string | null): string[] {
   const chain = [...new Set([...parentReferences, ...(parentId ? [parentId] : [])])].filter((id) => VALID_ID.test(id));
   let trimmed = chain.length > MAX_REFERENCES ? [chain[0] as string, ...chain.slice(chain.length - (MAX_REFERENCES - 1))] : chain;
   while (trimmed.length > 2 && trimmed.join(' ').length > MAX_REFERENCES_CHARS) {

@@ -59,8 +59,28 @@ export const REDACTED_NAME = '[erased]';
 const MIN_NAME_CHARS = 3;
 const MAX_NAMES = 40;
 const ROLE_LOCAL_PARTS = new Set([
-  'info', 'support', 'sales', 'billing', 'admin', 'contact', 'hello', 'team', 'office', 'mail', 'noreply', 'no-reply',
-  'do-not-reply', 'donotreply', 'postmaster', 'help', 'service', 'accounts', 'account', 'webmaster', 'abuse', 'security',
+  'info',
+  'support',
+  'sales',
+  'billing',
+  'admin',
+  'contact',
+  'hello',
+  'team',
+  'office',
+  'mail',
+  'noreply',
+  'no-reply',
+  'do-not-reply',
+  'donotreply',
+  'postmaster',
+  'help',
+  'service',
+  'accounts',
+  'account',
+  'webmaster',
+  'abuse',
+  'security',
 ]);
 /** Name particles and titles: never a needle on their own. */
 const PARTICLES = new Set(['van', 'von', 'der', 'den', 'del', 'della', 'des', 'les', 'las', 'los', 'mrs', 'miss', 'prof', 'the', 'and']);
@@ -100,23 +120,24 @@ export function erasureNeedles(identity: ErasureIdentity): ErasureNeedles {
 
 /** How the product turns text into a label (src/memory/thread-state.ts `snakeCase`). */
 function snakeLabel(text: string): string {
-  return withoutMarks(text).toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return withoutMarks(text)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
 }
 
 /** "Zoë Ünal" as people type it without accents: "Zoe Unal". */
 function withoutMarks(text: string): string {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .normalize('NFC');
 }
 
 function uniqueFolded(items: string[]): string[] {
   const seen = new Map<string, string>();
   for (const item of items) if (!seen.has(item.toLowerCase())) seen.set(item.toLowerCase(), item);
   return [...seen.values()];
-}
-
-/** True when there is nothing to look for (no address at all: a customer with only a domain key). */
-export function isEmptyNeedles(needles: ErasureNeedles): boolean {
-  return needles.addresses.length + needles.fullNames.length + needles.handles.length + needles.labels.length === 0;
 }
 
 /**
@@ -141,7 +162,12 @@ export interface ErasurePatterns {
 // `_` separates words here: the product's snake_case labels (`user_alice_ace`) hold names too.
 const WORD_TEXT = [
   'A-Za-z0-9',
-  range(0xc0, 0xd6), range(0xd8, 0xf6), range(0xf8, 0x2af), range(0x370, 0x1fff), range(0x2c00, 0xd7ff), range(0xf900, 0xffef),
+  range(0xc0, 0xd6),
+  range(0xd8, 0xf6),
+  range(0xf8, 0x2af),
+  range(0x370, 0x1fff),
+  range(0x2c00, 0xd7ff),
+  range(0xf900, 0xffef),
 ].join('');
 // Bytes that start (or, in ISO-8859-1, are) a letter; E2 starts UTF-8 punctuation such as ’ and “.
 const WORD_BYTES = 'A-Za-z0-9\\xC0-\\xE1\\xE3-\\xFF';
@@ -152,7 +178,7 @@ const AT = '(?:@|=40|%40|&#0{0,3}64;|&#[xX]0{0,3}40;|&[cC][oO][mM][mM][aA][tT];|
 const PLUS_TAG = '(?:\\+[A-Za-z0-9._=-]{0,64})?';
 
 /** Regular-expression sources for the needles in one flavour. */
-export function erasurePatterns(needles: ErasureNeedles, flavour: PatternFlavour): ErasurePatterns {
+function erasurePatterns(needles: ErasureNeedles, flavour: PatternFlavour): ErasurePatterns {
   const word = flavour === 'bytes' ? WORD_BYTES : WORD_TEXT;
   const nameLeft = `(?<![${word}])`;
   const nameRight = `(?![${word}])`;
@@ -165,7 +191,13 @@ export function erasurePatterns(needles: ErasureNeedles, flavour: PatternFlavour
       return `${ADDRESS_LEFT}${local}${PLUS_TAG}${AT}${domain}${ADDRESS_RIGHT}`;
     }),
   );
-  const names = needles.fullNames.map((n) => `${nameLeft}${n.split(/[ ,]+/).map((w) => literal(w, flavour)).join(`,?${sep}`)}${nameRight}`);
+  const names = needles.fullNames.map(
+    (n) =>
+      `${nameLeft}${n
+        .split(/[ ,]+/)
+        .map((w) => literal(w, flavour))
+        .join(`,?${sep}`)}${nameRight}`,
+  );
   const handles = needles.handles.map((h) => `${ADDRESS_LEFT}${literal(h, flavour)}${HANDLE_RIGHT}`);
   const labels = needles.labels.map((l) => `${nameLeft}${literal(l, flavour)}${nameRight}`);
   const strongName = alternation([...names, ...handles, ...labels]);
@@ -277,10 +309,19 @@ export function searchPlan(needles: ErasureNeedles): SearchPlan {
     const at = address.lastIndexOf('@');
     sets.push([anchorFor(address.slice(0, at), /[a-z0-9._-]+/g), anchorFor(address.slice(at + 1), /[a-z0-9.-]+/g)].filter(isAnchor));
   }
-  for (const name of needles.fullNames) sets.push(name.split(/[ ,]+/).map((w) => anchorFor(w, /[a-z0-9]+/g)).filter(isAnchor));
+  for (const name of needles.fullNames)
+    sets.push(
+      name
+        .split(/[ ,]+/)
+        .map((w) => anchorFor(w, /[a-z0-9]+/g))
+        .filter(isAnchor),
+    );
   for (const handle of needles.handles) sets.push([anchorFor(handle, /[a-z0-9._-]+/g)].filter(isAnchor));
   for (const label of needles.labels) sets.push([{ folded: label }]);
-  const text = uniqueBy(sets.filter((s) => s.length > 0), (s) => JSON.stringify(s.map((a) => JSON.stringify(a)).sort()));
+  const text = uniqueBy(
+    sets.filter((s) => s.length > 0),
+    (s) => JSON.stringify(s.map((a) => JSON.stringify(a)).sort()),
+  );
   const raw = text.map((set) =>
     set.map((a): Anchor => ('folded' in a ? a : { exact: unique(a.exact.flatMap((v) => rawSpellings(v).map(escapeEncoded))) })),
   );
@@ -380,8 +421,13 @@ function range(from: number, to: number): string {
 /** A usable name: quotes, backslashes and control characters removed, whitespace collapsed. */
 function cleanName(name: string | null | undefined): string | null {
   if (!name) return null;
-  // eslint-disable-next-line no-control-regex
-  const cleaned = name.replace(/["\\\u0000-\u001f\u007f<>]/g, ' ').replace(/\s+/g, ' ').trim().replace(/^'+|'+$/g, '').trim();
+
+  const cleaned = name
+    .replace(/["\\\u0000-\u001f\u007f<>]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^'+|'+$/g, '')
+    .trim();
   if (cleaned.includes('@')) return null;
   return letterCount(cleaned) >= MIN_NAME_CHARS ? cleaned.slice(0, 200) : null;
 }

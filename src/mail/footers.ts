@@ -5,54 +5,246 @@
 
 // A footer names a device or an app; these are the names and the generic words for them.
 const DEVICE_OR_APP = [
-  'iphon', 'ipad', 'ipod', 'android', 'samsung', 'galaxy', 'huawei', 'honor', 'xiaomi', 'redmi', 'pixel',
-  'oneplus', 'motorola', 'nokia', 'sony', 'xperia', 'oppo', 'vivo', 'blackberry', 'windows', 'ios', 'outlook',
-  'yahoo', 'aol', 'gmail', 'proton', 'tutanota', 'tuta', 'spark', 'airmail', 'edison', 'bluemail', 'k-9',
-  'fairemail', 'mail.ru', 'почты', 'почта', 'яндекс', 'yandex', 'naver', '네이버', '网易', '邮箱', 'qq', 'foxmail',
-  'gmx', 'web.de', 't-online', 'orange', 'libero', 'zoho', 'mail', 'mobile', 'mobil', 'handy', 'telefon', 'phone',
-  'smartphone', 'tablet', 'móvil', 'movil', 'celular', 'cellulare', 'telefono', 'telefoon', 'appareil',
-  'téléphone', 'dispositivo', 'dispositivul', 'smartfon', 'telefonu', 'okostelefon', 'akıllı', 'κινητό',
-  'телефон', 'смартфон', '手机', '手機', 'スマートフォン', '携帯', '휴대폰', '스마트폰', 'điện thoại', 'ponsel',
-  'טלפון', 'هاتف', 'फ़ोन', 'फोन', 'มือถือ', 'app',
+  'iphon',
+  'ipad',
+  'ipod',
+  'android',
+  'samsung',
+  'galaxy',
+  'huawei',
+  'honor',
+  'xiaomi',
+  'redmi',
+  'pixel',
+  'oneplus',
+  'motorola',
+  'nokia',
+  'sony',
+  'xperia',
+  'oppo',
+  'vivo',
+  'blackberry',
+  'windows',
+  'ios',
+  'outlook',
+  'yahoo',
+  'aol',
+  'gmail',
+  'proton',
+  'tutanota',
+  'tuta',
+  'spark',
+  'airmail',
+  'edison',
+  'bluemail',
+  'k-9',
+  'fairemail',
+  'mail.ru',
+  'почты',
+  'почта',
+  'яндекс',
+  'yandex',
+  'naver',
+  '네이버',
+  '网易',
+  '邮箱',
+  'qq',
+  'foxmail',
+  'gmx',
+  'web.de',
+  't-online',
+  'orange',
+  'libero',
+  'zoho',
+  'mail',
+  'mobile',
+  'mobil',
+  'handy',
+  'telefon',
+  'phone',
+  'smartphone',
+  'tablet',
+  'móvil',
+  'movil',
+  'celular',
+  'cellulare',
+  'telefono',
+  'telefoon',
+  'appareil',
+  'téléphone',
+  'dispositivo',
+  'dispositivul',
+  'smartfon',
+  'telefonu',
+  'okostelefon',
+  'akıllı',
+  'κινητό',
+  'телефон',
+  'смартфон',
+  '手机',
+  '手機',
+  'スマートフォン',
+  '携帯',
+  '휴대폰',
+  '스마트폰',
+  'điện thoại',
+  'ponsel',
+  'טלפון',
+  'هاتف',
+  'फ़ोन',
+  'फोन',
+  'มือถือ',
+  'app',
 ];
 
 // Phrases a footer starts with, lower-case, per language: "sent from …" (then a device or an app
 // follows) and "get …" (then an app must follow: "Get Outlook for iOS", not "Get me a refund").
 const SENT_STARTS = [
-  'sent from', 'sent with', 'sent via', 'sent using', 'sent by', // en
-  'von meinem', 'gesendet von', 'gesendet mit', 'diese nachricht wurde von', // de
-  'envoyé de', 'envoyé depuis', 'envoyé à partir de', 'envoyé avec', // fr
-  'enviado desde', 'enviado con', 'enviat des de', // es, ca
-  'enviado do', 'enviado a partir do', 'enviado pelo', 'enviado de', // pt
-  'inviato da', 'inviato dal', 'inviato con', // it
-  'verzonden vanaf', 'verzonden met', 'verzonden van', 'verstuurd vanaf', 'verstuurd met', 'verstuurd van', // nl
-  'skickat från', 'skickat med', 'sendt fra', 'sendt med', // sv, no, da
+  'sent from',
+  'sent with',
+  'sent via',
+  'sent using',
+  'sent by', // en
+  'von meinem',
+  'gesendet von',
+  'gesendet mit',
+  'diese nachricht wurde von', // de
+  'envoyé de',
+  'envoyé depuis',
+  'envoyé à partir de',
+  'envoyé avec', // fr
+  'enviado desde',
+  'enviado con',
+  'enviat des de', // es, ca
+  'enviado do',
+  'enviado a partir do',
+  'enviado pelo',
+  'enviado de', // pt
+  'inviato da',
+  'inviato dal',
+  'inviato con', // it
+  'verzonden vanaf',
+  'verzonden met',
+  'verzonden van',
+  'verstuurd vanaf',
+  'verstuurd met',
+  'verstuurd van', // nl
+  'skickat från',
+  'skickat med',
+  'sendt fra',
+  'sendt med', // sv, no, da
   'lähetetty', // fi
-  'wysłane z', 'wysłano z', // pl
-  'odesláno z', 'odesláno ze', 'odoslané z', 'odoslané zo', // cs, sk
+  'wysłane z',
+  'wysłano z', // pl
+  'odesláno z',
+  'odesláno ze',
+  'odoslané z',
+  'odoslané zo', // cs, sk
   'küldve', // hu
-  'trimis de pe', 'trimis din', // ro
-  'στάλθηκε από', 'αποστολή από', // el
-  'отправлено с', 'отправлено из', 'отправлено через', 'надіслано з', 'надіслано із', 'изпратено от', // ru, uk, bg
-  'gửi từ', 'được gửi từ', 'dikirim dari', 'dikirim dengan', 'dihantar dari', // vi, id, ms
-  'נשלח מה', 'נשלח מ', 'נשלח באמצעות', 'أُرسلت من', 'أرسلت من', 'مرسل من', 'تم الإرسال من', 'ส่งจาก', // he, ar, th
-  '发自', '来自', '從我的', '从我的', '寄自', // zh
+  'trimis de pe',
+  'trimis din', // ro
+  'στάλθηκε από',
+  'αποστολή από', // el
+  'отправлено с',
+  'отправлено из',
+  'отправлено через',
+  'надіслано з',
+  'надіслано із',
+  'изпратено от', // ru, uk, bg
+  'gửi từ',
+  'được gửi từ',
+  'dikirim dari',
+  'dikirim dengan',
+  'dihantar dari', // vi, id, ms
+  'נשלח מה',
+  'נשלח מ',
+  'נשלח באמצעות',
+  'أُرسلت من',
+  'أرسلت من',
+  'مرسل من',
+  'تم الإرسال من',
+  'ส่งจาก', // he, ar, th
+  '发自',
+  '来自',
+  '從我的',
+  '从我的',
+  '寄自', // zh
 ];
 const GET_STARTS = [
-  'get', 'download', 'hol dir', 'télécharger', 'obtenir', 'obtenez', 'obtener', 'obtén', 'descargar', 'obter',
-  'obtenha', 'baixe', 'scarica', 'ottieni', 'hämta', 'få', 'hent', 'hanki', 'pobierz', 'stáhněte si', 'získejte',
-  'stiahnite si', 'töltse le', 'descărcați', 'descarcă', 'obțineți', 'λήψη', 'получить', 'скачайте', 'отримати',
-  'tải', 'dapatkan', 'הורד', 'احصل على',
+  'get',
+  'download',
+  'hol dir',
+  'télécharger',
+  'obtenir',
+  'obtenez',
+  'obtener',
+  'obtén',
+  'descargar',
+  'obter',
+  'obtenha',
+  'baixe',
+  'scarica',
+  'ottieni',
+  'hämta',
+  'få',
+  'hent',
+  'hanki',
+  'pobierz',
+  'stáhněte si',
+  'získejte',
+  'stiahnite si',
+  'töltse le',
+  'descărcați',
+  'descarcă',
+  'obțineți',
+  'λήψη',
+  'получить',
+  'скачайте',
+  'отримати',
+  'tải',
+  'dapatkan',
+  'הורד',
+  'احصل على',
 ];
 const APPS = [
-  'outlook', 'yahoo', 'gmail', 'aol', 'proton', 'spark', 'airmail', 'edison', 'bluemail', 'mail.ru', 'яндекс',
-  'yandex', 'naver', 'gmx', 'web.de', 'mail app', 'mail-app',
+  'outlook',
+  'yahoo',
+  'gmail',
+  'aol',
+  'proton',
+  'spark',
+  'airmail',
+  'edison',
+  'bluemail',
+  'mail.ru',
+  'яндекс',
+  'yandex',
+  'naver',
+  'gmx',
+  'web.de',
+  'mail app',
+  'mail-app',
 ];
 
 // Phrases a footer ends with (verb-final languages), lower-case.
 const FOOTER_ENDS = [
-  'gesendet', 'küldve', 'gönderildi', 'edinin', 'indirin', 'downloaden', 'から送信', 'より送信', 'を入手', 'を取得',
-  '에서 보냄', '에서 보냈습니다', '받기', '傳送', '发送', '送信', 'से भेजा गया',
+  'gesendet',
+  'küldve',
+  'gönderildi',
+  'edinin',
+  'indirin',
+  'downloaden',
+  'から送信',
+  'より送信',
+  'を入手',
+  'を取得',
+  '에서 보냄',
+  '에서 보냈습니다',
+  '받기',
+  '傳送',
+  '发送',
+  '送信',
+  'से भेजा गया',
 ];
 
 // "Please excuse brevity" lines that ride along with a mobile footer.
@@ -133,8 +325,7 @@ const LIST_NOTICES = [
   /^groups\.io links:/i,
 ];
 // "<list> mailing list" (Mailman 2) or "<list> mailing list -- <list>@<host>" (Mailman 3).
-const MAILMAN_LIST_LINE =
-  /(?:mailing ?list|mailingliste|liste de diffusion|lista de correo|lista di distribuzione)(?: -- \S{1,200})?$/i;
+const MAILMAN_LIST_LINE = /(?:mailing ?list|mailingliste|liste de diffusion|lista de correo|lista di distribuzione)(?: -- \S{1,200})?$/i;
 
 /**
  * True when a mailing-list footer starts at line `i`: a Mailman underscore line followed by
@@ -156,8 +347,7 @@ export function isListFooterStart(lines: readonly string[], i: number): boolean 
 }
 
 // "-Raj", "— Eleanor Whitfield", "~ J.": a dash (or tilde) and one to four capitalised words.
-const DASH_NAME =
-  /^[-–—~]{1,2}\s?[\p{Lu}\p{Lo}][\p{L}\p{M}.'’-]{0,30}(?:\s[\p{Lu}\p{Lo}][\p{L}\p{M}.'’-]{0,30}){0,3}$/u;
+const DASH_NAME = /^[-–—~]{1,2}\s?[\p{Lu}\p{Lo}][\p{L}\p{M}.'’-]{0,30}(?:\s[\p{Lu}\p{Lo}][\p{L}\p{M}.'’-]{0,30}){0,3}$/u;
 const LIST_ITEM = /^(?:[-–—*•~]|\d{1,3}[.)])\s?/;
 const MAX_LINES_AFTER_DASH_NAME = 4;
 const MAX_SIGNATURE_LINE = 60;

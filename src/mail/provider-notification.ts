@@ -30,60 +30,103 @@ const SNS_FOOTER = /\n--\s*\nIf you wish to stop receiving notifications from th
 
 const str = z.string().max(10_000);
 const sesHeader = z.object({ name: str, value: str });
-const sesMail = z.object({
-  messageId: str.optional(),
-  commonHeaders: z.object({ messageId: str.optional() }).passthrough().optional(),
-  headers: z.array(sesHeader).max(500).optional(),
-}).passthrough();
-const sesRecipient = z.object({ emailAddress: str.optional(), status: str.optional(), diagnosticCode: str.optional(), action: str.optional() }).passthrough();
-const sesNotification = z.object({
-  notificationType: str.optional(),
-  eventType: str.optional(),
-  mail: sesMail,
-  bounce: z.object({ bounceType: str.optional(), bounceSubType: str.optional(), bouncedRecipients: z.array(sesRecipient).max(MAX_EVENTS).optional() }).passthrough().optional(),
-  complaint: z.object({ complaintFeedbackType: str.optional() }).passthrough().optional(),
-}).passthrough();
+const sesMail = z
+  .object({
+    messageId: str.optional(),
+    commonHeaders: z.object({ messageId: str.optional() }).passthrough().optional(),
+    headers: z.array(sesHeader).max(500).optional(),
+  })
+  .passthrough();
+const sesRecipient = z
+  .object({ emailAddress: str.optional(), status: str.optional(), diagnosticCode: str.optional(), action: str.optional() })
+  .passthrough();
+const sesNotification = z
+  .object({
+    notificationType: str.optional(),
+    eventType: str.optional(),
+    mail: sesMail,
+    bounce: z
+      .object({
+        bounceType: str.optional(),
+        bounceSubType: str.optional(),
+        bouncedRecipients: z.array(sesRecipient).max(MAX_EVENTS).optional(),
+      })
+      .passthrough()
+      .optional(),
+    complaint: z.object({ complaintFeedbackType: str.optional() }).passthrough().optional(),
+  })
+  .passthrough();
 const snsEnvelope = z.object({ Type: z.literal('Notification'), Message: z.string().max(MAX_JSON_CHARS) }).passthrough();
 
-const sendgridEvent = z.object({
-  event: str,
-  email: str.optional(),
-  'smtp-id': str.optional(),
-  reason: str.optional(),
-  status: str.optional(),
-  sg_event_id: str.optional(),
-  sg_message_id: str.optional(),
-}).passthrough();
-
-const mailgunPayload = z.object({
-  'event-data': z.object({
+const sendgridEvent = z
+  .object({
     event: str,
-    severity: str.optional(),
-    recipient: str.optional(),
-    'delivery-status': z.object({ code: z.union([z.number(), str]).optional(), message: str.optional(), description: str.optional() }).passthrough().optional(),
-    message: z.object({ headers: z.record(z.string(), z.unknown()).optional() }).passthrough().optional(),
-  }).passthrough(),
-}).passthrough();
+    email: str.optional(),
+    'smtp-id': str.optional(),
+    reason: str.optional(),
+    status: str.optional(),
+    sg_event_id: str.optional(),
+    sg_message_id: str.optional(),
+  })
+  .passthrough();
 
-const postmarkRecord = z.object({
-  RecordType: z.enum(['Bounce', 'SpamComplaint']),
-  Type: str.optional(),
-  MessageID: str,
-  Email: str.optional(),
-  Details: str.optional(),
-  Description: str.optional(),
-}).passthrough();
+const mailgunPayload = z
+  .object({
+    'event-data': z
+      .object({
+        event: str,
+        severity: str.optional(),
+        recipient: str.optional(),
+        'delivery-status': z
+          .object({ code: z.union([z.number(), str]).optional(), message: str.optional(), description: str.optional() })
+          .passthrough()
+          .optional(),
+        message: z
+          .object({ headers: z.record(z.string(), z.unknown()).optional() })
+          .passthrough()
+          .optional(),
+      })
+      .passthrough(),
+  })
+  .passthrough();
 
-const mandrillEvent = z.object({
-  event: str,
-  msg: z.object({ email: str.optional(), diag: str.optional(), bounce_description: str.optional(), headers: z.record(z.string(), z.unknown()).optional() }).passthrough(),
-}).passthrough();
+const postmarkRecord = z
+  .object({
+    RecordType: z.enum(['Bounce', 'SpamComplaint']),
+    Type: str.optional(),
+    MessageID: str,
+    Email: str.optional(),
+    Details: str.optional(),
+    Description: str.optional(),
+  })
+  .passthrough();
 
-const sparkpostEvent = z.object({
-  msys: z.object({
-    message_event: z.object({ type: str, rcpt_to: str.optional(), raw_reason: str.optional(), reason: str.optional() }).passthrough().optional(),
-  }).passthrough(),
-}).passthrough();
+const mandrillEvent = z
+  .object({
+    event: str,
+    msg: z
+      .object({
+        email: str.optional(),
+        diag: str.optional(),
+        bounce_description: str.optional(),
+        headers: z.record(z.string(), z.unknown()).optional(),
+      })
+      .passthrough(),
+  })
+  .passthrough();
+
+const sparkpostEvent = z
+  .object({
+    msys: z
+      .object({
+        message_event: z
+          .object({ type: str, rcpt_to: str.optional(), raw_reason: str.optional(), reason: str.optional() })
+          .passthrough()
+          .optional(),
+      })
+      .passthrough(),
+  })
+  .passthrough();
 
 /** Reads a whole-body JSON notification; null when the text is not one. */
 export function readProviderNotification(text: string | null): ProviderNotification | null {
@@ -128,12 +171,22 @@ function fromSes(json: unknown): ProviderNotification | null {
     ...(n.mail.headers ?? []).filter((h) => h.name.toLowerCase() === 'message-id').map((h) => h.value),
   ]);
   if (type === 'complaint') {
-    return { provider: 'amazon-ses', kind: 'complaint', failed: false, event: `Complaint ${n.complaint?.complaintFeedbackType ?? ''}`.trim(), messageIds, diagnostic: null };
+    return {
+      provider: 'amazon-ses',
+      kind: 'complaint',
+      failed: false,
+      event: `Complaint ${n.complaint?.complaintFeedbackType ?? ''}`.trim(),
+      messageIds,
+      diagnostic: null,
+    };
   }
   if (!['bounce', 'delivery', 'deliverydelay', 'reject'].includes(type)) return null;
   const first = n.bounce?.bouncedRecipients?.[0];
   const diagnostic = first ? [first.emailAddress, first.status, first.diagnosticCode].filter((p) => p).join(' ') || null : null;
-  const event = type === 'bounce' ? `Bounce ${n.bounce?.bounceType ?? ''}/${n.bounce?.bounceSubType ?? ''}` : (n.notificationType ?? n.eventType ?? type);
+  const event =
+    type === 'bounce'
+      ? `Bounce ${n.bounce?.bounceType ?? ''}/${n.bounce?.bounceSubType ?? ''}`
+      : (n.notificationType ?? n.eventType ?? type);
   // SES reports a bounce once it has stopped trying (transient bounces included); Delivery and
   // DeliveryDelay are not failures.
   return { provider: 'amazon-ses', kind: 'bounce', failed: type === 'bounce' || type === 'reject', event, messageIds, diagnostic };
@@ -145,10 +198,12 @@ function fromMailgun(json: unknown): ProviderNotification | null {
   const e = parsed.data['event-data'];
   const headers = e.message?.headers ?? {};
   const messageIds = bracketed([headerValue(headers, 'message-id')]);
-  if (e.event === 'complained') return { provider: 'mailgun', kind: 'complaint', failed: false, event: 'complained', messageIds, diagnostic: null };
+  if (e.event === 'complained')
+    return { provider: 'mailgun', kind: 'complaint', failed: false, event: 'complained', messageIds, diagnostic: null };
   if (e.event !== 'failed' && e.event !== 'rejected') return null;
   const status = e['delivery-status'];
-  const diagnostic = [e.recipient, status?.code, status?.message ?? status?.description].filter((p) => p !== undefined && p !== '').join(' ') || null;
+  const diagnostic =
+    [e.recipient, status?.code, status?.message ?? status?.description].filter((p) => p !== undefined && p !== '').join(' ') || null;
   return {
     provider: 'mailgun',
     kind: 'bounce',
@@ -159,7 +214,11 @@ function fromMailgun(json: unknown): ProviderNotification | null {
   };
 }
 
-const POSTMARK_FINAL = new Set(['hardbounce', 'badEmailaddress', 'manuallydeactivated', 'spamnotification', 'blocked', 'dmarcpolicy', 'dnserror', 'unknown'].map((t) => t.toLowerCase()));
+const POSTMARK_FINAL = new Set(
+  ['hardbounce', 'badEmailaddress', 'manuallydeactivated', 'spamnotification', 'blocked', 'dmarcpolicy', 'dnserror', 'unknown'].map((t) =>
+    t.toLowerCase(),
+  ),
+);
 
 function fromPostmark(json: unknown): ProviderNotification | null {
   const parsed = postmarkRecord.safeParse(json);
@@ -176,7 +235,13 @@ function fromPostmark(json: unknown): ProviderNotification | null {
 
 const SENDGRID = { bounce: 'failed', dropped: 'failed', blocked: 'failed', deferred: 'delayed', spamreport: 'complaint' } as const;
 const MANDRILL = { hard_bounce: 'failed', reject: 'failed', soft_bounce: 'delayed', spam: 'complaint' } as const;
-const SPARKPOST = { bounce: 'failed', out_of_band: 'failed', policy_rejection: 'failed', delay: 'delayed', spam_complaint: 'complaint' } as const;
+const SPARKPOST = {
+  bounce: 'failed',
+  out_of_band: 'failed',
+  policy_rejection: 'failed',
+  delay: 'delayed',
+  spam_complaint: 'complaint',
+} as const;
 
 /** SendGrid, Mandrill and SparkPost post arrays of events; the first recognised one decides. */
 function fromEvents(json: unknown): ProviderNotification | null {
@@ -185,19 +250,33 @@ function fromEvents(json: unknown): ProviderNotification | null {
     const sendgrid = sendgridEvent.safeParse(item);
     if (sendgrid.success && (sendgrid.data.sg_event_id || sendgrid.data.sg_message_id) && sendgrid.data.event in SENDGRID) {
       const e = sendgrid.data;
-      return outcome('sendgrid', SENDGRID[e.event as keyof typeof SENDGRID], e.event, bracketed([e['smtp-id']]), [e.email, e.status, e.reason]);
+      return outcome('sendgrid', SENDGRID[e.event as keyof typeof SENDGRID], e.event, bracketed([e['smtp-id']]), [
+        e.email,
+        e.status,
+        e.reason,
+      ]);
     }
     const mandrill = mandrillEvent.safeParse(item);
     if (mandrill.success && mandrill.data.event in MANDRILL) {
       const e = mandrill.data;
       const headers = e.msg.headers ?? {};
-      return outcome('mandrill', MANDRILL[e.event as keyof typeof MANDRILL], e.event, bracketed([headerValue(headers, 'message-id')]), [e.msg.email, e.msg.bounce_description, e.msg.diag]);
+      return outcome('mandrill', MANDRILL[e.event as keyof typeof MANDRILL], e.event, bracketed([headerValue(headers, 'message-id')]), [
+        e.msg.email,
+        e.msg.bounce_description,
+        e.msg.diag,
+      ]);
     }
     const sparkpost = sparkpostEvent.safeParse(item);
     const event = sparkpost.success ? sparkpost.data.msys.message_event : undefined;
     if (event && event.type in SPARKPOST) {
       // SparkPost's message_id is its own; the mail's Message-ID is not in the event.
-      return outcome('sparkpost', SPARKPOST[event.type as keyof typeof SPARKPOST], event.type, [], [event.rcpt_to, event.raw_reason ?? event.reason]);
+      return outcome(
+        'sparkpost',
+        SPARKPOST[event.type as keyof typeof SPARKPOST],
+        event.type,
+        [],
+        [event.rcpt_to, event.raw_reason ?? event.reason],
+      );
     }
   }
   return null;

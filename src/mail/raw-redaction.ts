@@ -57,9 +57,7 @@ export interface ErasedOriginalSource {
 }
 
 export type RawOutcome =
-  | { kind: 'unchanged' }
-  | { kind: 'redacted'; raw: Buffer; partsEmptied: number }
-  | { kind: 'replaced'; raw: Buffer; reason: string };
+  { kind: 'unchanged' } | { kind: 'redacted'; raw: Buffer; partsEmptied: number } | { kind: 'replaced'; raw: Buffer; reason: string };
 
 /**
  * The whole procedure for one stored original. `mentioned` says the database already found the
@@ -95,7 +93,7 @@ async function replaced(source: ErasedOriginalSource, reason: string): Promise<R
 }
 
 /** Steps 1 and 2: byte-level, then structural. `weak` applies the weak needles everywhere. */
-export async function rewriteRaw(raw: Buffer, needles: ErasureNeedles, weak: boolean, depth: number): Promise<RawRewrite> {
+async function rewriteRaw(raw: Buffer, needles: ErasureNeedles, weak: boolean, depth: number): Promise<RawRewrite> {
   const bytes = new Redactor(needles, 'bytes');
   const text = new Redactor(needles, 'text');
   const mode = weak ? 'always' : 'never';
@@ -107,10 +105,16 @@ export async function rewriteRaw(raw: Buffer, needles: ErasureNeedles, weak: boo
     readableObjectMode: true,
     writableObjectMode: true,
     transform(chunk: SplitterChunk, _encoding: BufferEncoding, callback: TransformCallback) {
-      handleChunk(chunk).then(() => callback(), (error: unknown) => callback(error as Error));
+      handleChunk(chunk).then(
+        () => callback(),
+        (error: unknown) => callback(error as Error),
+      );
     },
     flush(callback: TransformCallback) {
-      finishLeaf().then(() => callback(), (error: unknown) => callback(error as Error));
+      finishLeaf().then(
+        () => callback(),
+        (error: unknown) => callback(error as Error),
+      );
     },
   });
   let leaf: { node: MimeNode; chunks: ContentChunk[] } | null = null;
@@ -244,7 +248,13 @@ async function residualMention(raw: Buffer, text: Redactor, base64: string[]): P
     ['html', email.html ?? ''],
     ['body', email.bodyText],
     ['attachment names', email.attachments.map((a) => a.filename ?? '').join(' ')],
-    ['headers', [...email.rawHeaders.values()].flat().map((v) => libmime.decodeWords(v)).join('\n')],
+    [
+      'headers',
+      [...email.rawHeaders.values()]
+        .flat()
+        .map((v) => libmime.decodeWords(v))
+        .join('\n'),
+    ],
   ];
   const found = places.find(([, value]) => text.mentions(value));
   return found ? `the ${found[0]} still mentioned the customer after rewriting` : null;
@@ -254,7 +264,7 @@ async function residualMention(raw: Buffer, text: Redactor, base64: string[]): P
  * A stand-in original built from the stored columns (already redacted): the message's identity
  * and text survive for the console and replay, the customer does not.
  */
-export function renderErasedOriginal(source: ErasedOriginalSource, reason: string): Promise<Buffer> {
+function renderErasedOriginal(source: ErasedOriginalSource, reason: string): Promise<Buffer> {
   return new MailComposer({
     ...(source.fromAddress ? { from: { name: source.fromName ?? '', address: source.fromAddress } } : {}),
     ...(source.to.length > 0 ? { to: source.to } : {}),

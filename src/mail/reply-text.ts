@@ -5,13 +5,7 @@
 // containers at DOM level; render the rest with htmlToVisibleText; then run the plain-text rules,
 // which also cover quotes that are only marked by text ("On … wrote:", "From:/Sent:" blocks, ">").
 import { ElementType } from 'htmlparser2';
-import {
-  htmlToVisibleText,
-  stripInvisibleChars,
-  type HtmlDocument,
-  type HtmlElement,
-  type HtmlNode,
-} from './html-text.ts';
+import { htmlToVisibleText, stripInvisibleChars, type HtmlDocument, type HtmlElement, type HtmlNode } from './html-text.ts';
 import { attributionAt, splitSameLineAttribution } from './attribution.ts';
 import { dashSignatureStart, isListFooterStart, isMobileFooter } from './footers.ts';
 import { headerBlockAt, isForwardSubject, separatorKind } from './header-block.ts';
@@ -156,11 +150,7 @@ function classify(element: HtmlElement, checks: { headerBlocks: number }): Verdi
   }
   // Outlook desktop: the header block sits in a div with a top border and starts with "From:".
   const style = attribs['style'] ?? '';
-  if (
-    /border-top\s*:\s*[^;]*solid/i.test(style) &&
-    checks.headerBlocks-- > 0 &&
-    startsWithHeaderBlock(element)
-  ) {
+  if (/border-top\s*:\s*[^;]*solid/i.test(style) && checks.headerBlocks-- > 0 && startsWithHeaderBlock(element)) {
     return 'truncate';
   }
   return 'keep';
@@ -209,9 +199,7 @@ function boundedText(element: HtmlElement, maxNodes: number): string {
 }
 
 function isElement(node: HtmlNode): node is HtmlElement {
-  return (
-    node.type === ElementType.Tag || node.type === ElementType.Script || node.type === ElementType.Style
-  );
+  return node.type === ElementType.Tag || node.type === ElementType.Script || node.type === ElementType.Style;
 }
 
 function nextElementSibling(element: HtmlElement): HtmlElement | null {
@@ -388,12 +376,7 @@ function analyzePlain(raw: string): PlainAnalysis {
     // ("Your colleague wrote:") followed by the customer's own text is the customer's text. A weak
     // one with nothing after it (its quote was an HTML blockquote, already removed) or with a
     // header block or signature after it is a client's.
-    if (
-      attribution.strength === 'strong' ||
-      next >= count ||
-      SIG_DELIMITER.test(line(next)) ||
-      headerBlockAt(lines, next)
-    ) {
+    if (attribution.strength === 'strong' || next >= count || SIG_DELIMITER.test(line(next)) || headerBlockAt(lines, next)) {
       cut = i;
       break;
     }

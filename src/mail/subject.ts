@@ -4,7 +4,28 @@
 
 // Reply and forward prefixes as mail clients write them, in many languages, optionally counted
 // ("RE[2]:", "Re(3):") and with full-width colons from CJK clients.
-const REPLY_WORDS = ['re', 'aw', 'sv', 'vs', 'antw', 'antwort', 'réf', 'ref', 'rif', 'r', 'odp', 'res', 'ynt', 'atb', 'vá', '回复', '回覆', '答复', '答覆', '返信'];
+const REPLY_WORDS = [
+  're',
+  'aw',
+  'sv',
+  'vs',
+  'antw',
+  'antwort',
+  'réf',
+  'ref',
+  'rif',
+  'r',
+  'odp',
+  'res',
+  'ynt',
+  'atb',
+  'vá',
+  '回复',
+  '回覆',
+  '答复',
+  '答覆',
+  '返信',
+];
 const FORWARD_WORDS = ['fwd', 'fw', 'wg', 'tr', 'enc', 'rv', 'doorst', 'vl', 'pd', 'továbbítás', '转发', '轉寄', '转寄', '転送'];
 
 function prefixPattern(words: readonly string[]): RegExp {
@@ -17,7 +38,7 @@ const FORWARD_PREFIX = prefixPattern(FORWARD_WORDS);
 const LIST_TAG = /^\s*\[[^\]\r\n]{1,40}\]\s*/u;
 
 /** Removes any stack of reply/forward prefixes and list tags from the front. Keeps case. */
-export function stripSubjectPrefixes(subject: string): string {
+function stripSubjectPrefixes(subject: string): string {
   let current = subject;
   for (let guard = 0; guard < 100; guard++) {
     const next = current.replace(REPLY_PREFIX, '').replace(FORWARD_PREFIX, '').replace(LIST_TAG, '');
@@ -69,5 +90,9 @@ export function replySubject(original: string | null | undefined): string {
 
 /** A header value with CR, LF, NUL and other controls removed: nothing can inject a header. */
 export function sanitiseHeaderValue(value: string): string {
-  return value.replace(/[\u0000-\u0008\u000a-\u001f\u007f]+/g, ' ').replace(/\t/g, ' ').replace(/ {2,}/g, ' ').trim();
+  return value
+    .replace(/[\u0000-\u0008\u000a-\u001f\u007f]+/g, ' ')
+    .replace(/\t/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
 }

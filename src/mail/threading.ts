@@ -31,8 +31,7 @@ export interface ThreadingInput {
 }
 
 export type ThreadDecision =
-  | { kind: 'join'; threadId: string; via: 'headers' | 'subject' }
-  | { kind: 'new'; linkedThreadId: string | null; reason: string };
+  { kind: 'join'; threadId: string; via: 'headers' | 'subject' } | { kind: 'new'; linkedThreadId: string | null; reason: string };
 
 const KIND_RANK: Record<ThreadKeyMatch['kind'], number> = { outbound: 0, seen: 1, referenced: 2 };
 
@@ -40,8 +39,7 @@ export function decideThread(input: ThreadingInput): ThreadDecision {
   const headerThread = pickHeaderThread(input);
   if (headerThread) {
     const thread = input.threads.get(headerThread);
-    const belongs =
-      thread !== undefined && (thread.entityId === input.senderEntityId || thread.participants.has(input.senderAddress));
+    const belongs = thread !== undefined && (thread.entityId === input.senderEntityId || thread.participants.has(input.senderAddress));
     if (belongs) return { kind: 'join', threadId: headerThread, via: 'headers' };
     return { kind: 'new', linkedThreadId: headerThread, reason: 'replied by headers but is not a participant' };
   }

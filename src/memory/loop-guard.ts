@@ -29,9 +29,9 @@ export interface LoopLimits {
 }
 
 /** How similar two messages must be for the second to count as the same template. */
-export const TEMPLATE_SIMILARITY = 0.8;
+const TEMPLATE_SIMILARITY = 0.8;
 /** How much of a message may be our own last reply before it counts as an echo. */
-export const ECHO_SIMILARITY = 0.5;
+const ECHO_SIMILARITY = 0.5;
 const SKETCH_SIZE = 128;
 const SHINGLE_CHARS = 4;
 const MAX_TEXT_CHARS = 4000;

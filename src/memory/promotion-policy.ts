@@ -66,15 +66,32 @@ const vocabularyEntrySchema = z.object({ values: z.array(z.string().min(1)).min(
  * operator reads is the truth.
  */
 export const DECISION_RULES = [
-  'well-formed', 'cited-source', 'evidence-in-source', 'evidence-bounded', 'verified-sender', 'no-sentiment',
-  'protected-key', 'key-not-allowed', 'protected-value', 'value-format', 'value-in-evidence',
-  'category-allowed', 'explicit-required', 'min-confidence',
-  'refresh', 'trusted-value', 'supersede-weaker', 'supersede-older', 'supersede', 'profile-bound', 'accepted',
+  'well-formed',
+  'cited-source',
+  'evidence-in-source',
+  'evidence-bounded',
+  'verified-sender',
+  'no-sentiment',
+  'protected-key',
+  'key-not-allowed',
+  'protected-value',
+  'value-format',
+  'value-in-evidence',
+  'category-allowed',
+  'explicit-required',
+  'min-confidence',
+  'refresh',
+  'trusted-value',
+  'supersede-weaker',
+  'supersede-older',
+  'supersede',
+  'profile-bound',
+  'accepted',
 ] as const;
 export type DecisionRule = (typeof DECISION_RULES)[number];
 
 /** Rules recorded by the trusted paths (src/app/profile-admin.ts), documented in the same file. */
-export const TRUSTED_RULES = ['operator-set', 'trusted-import', 'operator-delete'] as const;
+const TRUSTED_RULES = ['operator-set', 'trusted-import', 'operator-delete'] as const;
 
 export const policySchema = z
   .object({
@@ -94,19 +111,23 @@ export const policySchema = z
     protectedConcepts: z.object({ why: z.string().optional(), concepts: z.array(conceptSchema).min(1) }),
     emotionKeys: z.object({ why: z.string().optional(), patterns: z.array(regexSource) }),
     vocabularies: z.object({ why: z.string().optional(), lists: z.record(z.string(), z.record(z.string(), vocabularyEntrySchema)) }),
-    categories: z.object(Object.fromEntries(FACT_CATEGORIES.map((c) => [c, categoryRuleSchema])) as Record<FactCategory, typeof categoryRuleSchema>),
+    categories: z.object(
+      Object.fromEntries(FACT_CATEGORIES.map((c) => [c, categoryRuleSchema])) as Record<FactCategory, typeof categoryRuleSchema>,
+    ),
   })
   .superRefine((policy, ctx) => {
     if (policy.rules.order.join(' ') !== DECISION_RULES.join(' ')) {
       ctx.addIssue({ code: 'custom', path: ['rules', 'order'], message: `must be exactly: ${DECISION_RULES.join(', ')}` });
     }
     for (const rule of [...DECISION_RULES, ...TRUSTED_RULES]) {
-      if (!policy.rules.meaning[rule]) ctx.addIssue({ code: 'custom', path: ['rules', 'meaning', rule], message: 'every rule must be explained' });
+      if (!policy.rules.meaning[rule])
+        ctx.addIssue({ code: 'custom', path: ['rules', 'meaning', rule], message: 'every rule must be explained' });
     }
     const seen = new Map<string, string>();
     for (const [key, rule] of Object.entries(policy.keys)) {
       for (const name of [key, ...rule.aliases]) {
-        const concept = keyConcept(policy.protectedConcepts.concepts, name) ?? (policy.protectedKeys.keys.includes(name) ? 'protectedKeys' : null);
+        const concept =
+          keyConcept(policy.protectedConcepts.concepts, name) ?? (policy.protectedKeys.keys.includes(name) ? 'protectedKeys' : null);
         if (concept) ctx.addIssue({ code: 'custom', path: ['keys', key], message: `${name} names the protected concept "${concept}"` });
         const owner = seen.get(name);
         if (owner) ctx.addIssue({ code: 'custom', path: ['keys', key], message: `${name} is already used by ${owner}` });
@@ -147,7 +168,7 @@ export function ruleFor(policy: PromotionPolicy, key: string, category: FactCate
 }
 
 /** The allow-listed key a (snake_case) key or one of its aliases stands for, or null. */
-export function allowedKey(policy: PromotionPolicy, key: string): string | null {
+function allowedKey(policy: PromotionPolicy, key: string): string | null {
   if (Object.hasOwn(policy.keys, key)) return key;
   return Object.entries(policy.keys).find(([, rule]) => rule.aliases.includes(key))?.[0] ?? null;
 }
@@ -161,7 +182,7 @@ function termBody(term: string): { body: string; stem: boolean } {
  * term plus "s"), starting with a stem ("refund*"), or, for terms of 5+ letters, containing it
  * ("subscriptionlevel"). Null if none.
  */
-export function keyConcept(concepts: readonly Concept[], key: string): string | null {
+function keyConcept(concepts: readonly Concept[], key: string): string | null {
   const parts = key.split('_').filter(Boolean);
   const joined = parts.join('');
   for (const concept of concepts) {
@@ -180,7 +201,7 @@ export function isProtectedKey(policy: PromotionPolicy, key: string): boolean {
 }
 
 /** What protected thing a value asserts ("refund (refund)", "money ($5000)"), or null. */
-export function valueConcept(policy: PromotionPolicy, value: string): string | null {
+function valueConcept(policy: PromotionPolicy, value: string): string | null {
   const money = moneyIn(value);
   if (money) return `an amount of money or a percentage (${money})`;
   const folded = foldText(value);
@@ -203,7 +224,8 @@ function vocabularySupports(policy: PromotionPolicy, name: string | undefined, v
   const wanted = foldText(value);
   const folded = foldText(evidence);
   return Object.entries(vocabulary).some(
-    ([canonical, entry]) => [canonical, ...entry.values].some((v) => foldedTerm(v) === wanted) && firstTerm(folded, entry.evidence) !== null,
+    ([canonical, entry]) =>
+      [canonical, ...entry.values].some((v) => foldedTerm(v) === wanted) && firstTerm(folded, entry.evidence) !== null,
   );
 }
 
@@ -307,7 +329,11 @@ export function decidePromotions(input: DecideInput): Decision[] {
       continue;
     }
     if (source.unverified) {
-      decide(false, 'verified-sender', 'the cited message is not verified as the customer’s (it failed DMARC, or its Reply-To points elsewhere without a DMARC pass); it promotes nothing');
+      decide(
+        false,
+        'verified-sender',
+        'the cited message is not verified as the customer’s (it failed DMARC, or its Reply-To points elsewhere without a DMARC pass); it promotes nothing',
+      );
       continue;
     }
     if (category === 'sentiment' || isEmotionKey(policy, folded) || isEmotionKey(policy, key)) {
@@ -316,7 +342,11 @@ export function decidePromotions(input: DecideInput): Decision[] {
     }
     if (isProtectedKey(policy, folded) || isProtectedKey(policy, key)) {
       const concept = keyConcept(policy.protectedConcepts.concepts, folded);
-      decide(false, 'protected-key', `${folded} is protected${concept ? ` (${concept})` : ''}: only an operator (facts set) or an import may set it, never an email`);
+      decide(
+        false,
+        'protected-key',
+        `${folded} is protected${concept ? ` (${concept})` : ''}: only an operator (facts set) or an import may set it, never an email`,
+      );
       continue;
     }
     const keyRule = policy.keys[key];
@@ -366,27 +396,54 @@ export function decidePromotions(input: DecideInput): Decision[] {
         continue;
       }
       if (!raw.explicit || candidate.confidence < current.confidence - 0.05) {
-        decide(false, 'supersede-weaker', `weaker than the current value "${current.value}" (explicit and at least as confident is required)`);
+        decide(
+          false,
+          'supersede-weaker',
+          `weaker than the current value "${current.value}" (explicit and at least as confident is required)`,
+        );
         continue;
       }
       if (current.sourceDate && source.date <= current.sourceDate) {
         decide(false, 'supersede-older', `older than the current value "${current.value}"`);
         continue;
       }
-      decide(true, 'supersede', `newer explicit value replaces "${current.value}"`, { kind: 'supersede', replacesFactId: current.id, expiresAt });
+      decide(true, 'supersede', `newer explicit value replaces "${current.value}"`, {
+        kind: 'supersede',
+        replacesFactId: current.id,
+        expiresAt,
+      });
       const index = active.indexOf(current);
-      active.splice(index, 1, { id: pendingFactId(decisions.length - 1), key, value: candidate.value, confidence: candidate.confidence, origin: 'email', sourceDate: source.date });
+      active.splice(index, 1, {
+        id: pendingFactId(decisions.length - 1),
+        key,
+        value: candidate.value,
+        confidence: candidate.confidence,
+        origin: 'email',
+        sourceDate: source.date,
+      });
       continue;
     }
     if (active.length >= input.maxActiveFacts) {
       decide(false, 'profile-bound', `the profile already holds ${input.maxActiveFacts} active facts`);
       continue;
     }
-    decide(true, 'accepted', `meets the ${rule.category} rule (confidence ≥ ${rule.minConfidence}${rule.requireExplicit ? ', explicit' : ''})`, {
-      kind: 'insert',
-      expiresAt,
+    decide(
+      true,
+      'accepted',
+      `meets the ${rule.category} rule (confidence ≥ ${rule.minConfidence}${rule.requireExplicit ? ', explicit' : ''})`,
+      {
+        kind: 'insert',
+        expiresAt,
+      },
+    );
+    active.push({
+      id: pendingFactId(decisions.length - 1),
+      key,
+      value: candidate.value,
+      confidence: candidate.confidence,
+      origin: 'email',
+      sourceDate: source.date,
     });
-    active.push({ id: pendingFactId(decisions.length - 1), key, value: candidate.value, confidence: candidate.confidence, origin: 'email', sourceDate: source.date });
   }
   return decisions;
 }

@@ -18,9 +18,19 @@ export interface PromotionPromptInput {
  * test keeps the two equal). Anything else the model proposes is rejected by the policy anyway.
  */
 export const PROMOTION_KEYS = [
-  'name', 'preferred_name', 'job_title', 'company', 'phone', 'timezone',
-  'preferred_contact_time', 'preferred_contact_channel', 'preferred_language',
-  'account_id', 'workspace_id', 'order_number', 'current_issue',
+  'name',
+  'preferred_name',
+  'job_title',
+  'company',
+  'phone',
+  'timezone',
+  'preferred_contact_time',
+  'preferred_contact_channel',
+  'preferred_language',
+  'account_id',
+  'workspace_id',
+  'order_number',
+  'current_issue',
 ] as const;
 
 const SYSTEM = [
@@ -63,7 +73,9 @@ export function buildPromotionPrompt(input: PromotionPromptInput): { system: str
     `current intent: ${input.thread.currentIntent || '(unknown)'}`,
     '',
     "SUPPORT TEAM'S REPLIES (for commitments):",
-    ...(input.agentReplies.length === 0 ? ['(none)'] : input.agentReplies.slice(-5).map((r) => `- ${truncateToTokens(r.replace(/\s+/g, ' '), 150)}`)),
+    ...(input.agentReplies.length === 0
+      ? ['(none)']
+      : input.agentReplies.slice(-5).map((r) => `- ${truncateToTokens(r.replace(/\s+/g, ' '), 150)}`)),
     '',
     `CUSTOMER MESSAGES (${kept.length} of ${input.messages.length}, oldest first):`,
     ...kept,

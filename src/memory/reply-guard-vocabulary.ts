@@ -18,7 +18,11 @@ export interface PromiseVocabulary {
   cjkBefore: string[];
 }
 
-const words = (text: string): string[] => text.trim().split(/\s*\|\s*/).filter(Boolean);
+const words = (text: string): string[] =>
+  text
+    .trim()
+    .split(/\s*\|\s*/)
+    .filter(Boolean);
 
 export const MONEY: PromiseVocabulary = {
   topics: words(`
@@ -64,7 +68,9 @@ export const MONEY: PromiseVocabulary = {
     recebera | vai receber | concedemos |
     одобрен* | вы получите | мы вернем | мы вернули | начислен* | оформлен |
     zatwierdzon* | otrzyma pan | otrzyma pani | otrzymasz | zwrocimy`),
-  cjkTopics: words('返金 | 払い戻し | 払戻 | 返還 | 割引 | クーポン | 補償 | 値引 | 無料 | 退款 | 退还 | 返还 | 退费 | 折扣 | 优惠 | 代金券 | 补偿 | 赔偿 | 免费'),
+  cjkTopics: words(
+    '返金 | 払い戻し | 払戻 | 返還 | 割引 | クーポン | 補償 | 値引 | 無料 | 退款 | 退还 | 返还 | 退费 | 折扣 | 优惠 | 代金券 | 补偿 | 赔偿 | 免费',
+  ),
   cjkAfter: words(`
     いたします | 致します | します | しました | いたしました | 致しました | させていただきます | させて頂きます | されます | されました |
     承認 | 完了 | 適用 | 発行 | 付与 | 振込 | 振り込 | 手配 |
@@ -90,7 +96,9 @@ export const PLAN: PromiseVocabulary = {
     annullato | annullata | disdetto | attivato | attivata | rinnovato | rinnovata | aggiornato | aggiornata | abbiamo aggiornato |
     ativado | ativada | alterado | alterada | renovada | atualizamos | atualizado | atualizada | migramos | migrado | migrada`),
   cjkTopics: words('プラン | 契約 | サブスク | 会員 | アップグレード | ダウングレード | 套餐 | 会员 | 订阅 | 升级 | 降级'),
-  cjkAfter: words('を変更しました | 変更いたしました | 変更しました | 解約いたしました | 解約しました | いたしました | しました | 完了 | 已升级 | 已取消 | 已变更 | 已开通 | 成功'),
+  cjkAfter: words(
+    'を変更しました | 変更いたしました | 変更しました | 解約いたしました | 解約しました | いたしました | しました | 完了 | 已升级 | 已取消 | 已变更 | 已开通 | 成功',
+  ),
   cjkBefore: words('已 | 已经 | 为您 | 给您 | 帮您 | 将'),
 };
 
@@ -112,7 +120,9 @@ export const ACCOUNT: PromiseVocabulary = {
     eliminato | eliminata | eliminati | chiuso | sbloccato | riattivato | reimpostato | disattivato | cancellato | cancellati |
     excluida | excluido | excluidos | encerrada | desbloqueada | reativada | redefinida | desativada | apagados`),
   cjkTopics: words('アカウント | パスワード | 個人データ | 账户 | 账号 | 帐户 | 密码 | 数据'),
-  cjkAfter: words('削除し | 削除い | 削除致 | 解除し | 解除い | リセットし | リセットい | 閉鎖 | 停止し | 再開し | 已删除 | 已注销 | 已解锁 | 已重置 | 已关闭 | 已恢复'),
+  cjkAfter: words(
+    '削除し | 削除い | 削除致 | 解除し | 解除い | リセットし | リセットい | 閉鎖 | 停止し | 再開し | 已删除 | 已注销 | 已解锁 | 已重置 | 已关闭 | 已恢复',
+  ),
   cjkBefore: words('已 | 已经 | 已为您'),
 };
 
@@ -123,7 +133,9 @@ export const NEGATIONS = new Set(
     nicht | kein | keine | keinen | keiner | nie | niemals | ne | pas | aucun | aucune | jamais | nunca | ningun | ninguna | tampoco |
     niet | geen | nooit | non | nessun | nessuna | mai | nao | nenhum | nenhuma | нет | не | nie`),
 );
-export const CJK_NEGATIONS = words('できません | いたしかねます | 致しかねます | かねます | ません | 不可 | 不能 | 无法 | 不会 | 没有 | 未 | 不');
+export const CJK_NEGATIONS = words(
+  'できません | いたしかねます | 致しかねます | かねます | ません | 不可 | 不能 | 无法 | 不会 | 没有 | 未 | 不',
+);
 
 /** "Whether" before a cue: a colleague checking whether something can be done promises nothing. */
 export const SOFTENERS = words(`
@@ -148,4 +160,6 @@ export const LEGAL = words(`
   responsabilita | garantiamo | avvocato | tribunale | azioni legali | azione legale | protezione dei dati | risarcimento danni |
   responsabilidade | garantimos | advogado | acao judicial | processo judicial | lgpd | protecao de dados | indenizacao |
   юрист* | суд | ответственност* | гарантируем | odpowiedzialnosc* | prawnik | rodo`);
-export const CJK_LEGAL = words('弁護士 | 訴訟 | 法的 | 賠償 | 責任を負 | 弊社の責任 | 保証いたします | 保証します | 個人情報保護 | 裁判 | 律师 | 诉讼 | 法律责任 | 赔偿责任 | 承担责任 | 我们保证 | 法院 | 个人信息保护 | 数据保护');
+export const CJK_LEGAL = words(
+  '弁護士 | 訴訟 | 法的 | 賠償 | 責任を負 | 弊社の責任 | 保証いたします | 保証します | 個人情報保護 | 裁判 | 律师 | 诉讼 | 法律责任 | 赔偿责任 | 承担责任 | 我们保证 | 法院 | 个人信息保护 | 数据保护',
+);

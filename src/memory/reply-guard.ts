@@ -42,18 +42,17 @@ import {
 /** The guard reads at most this many characters of the body; a longer body is flagged `too-long`. */
 export const REPLY_GUARD_MAX_CHARS = 20_000;
 /** At most this many characters of the context are searched for amounts and dates. */
-export const REPLY_GUARD_MAX_CONTEXT_CHARS = 200_000;
+const REPLY_GUARD_MAX_CONTEXT_CHARS = 200_000;
 
-export const REPLY_RULES = [
-  'promise-money',
-  'promise-plan-change',
-  'promise-account-change',
-  'legal-statement',
-  'amount-not-in-context',
-  'date-not-in-context',
-  'too-long',
-] as const;
-export type ReplyRule = (typeof REPLY_RULES)[number];
+/** The guard's rules, by name (see the module comment). */
+export type ReplyRule =
+  | 'promise-money'
+  | 'promise-plan-change'
+  | 'promise-account-change'
+  | 'legal-statement'
+  | 'amount-not-in-context'
+  | 'date-not-in-context'
+  | 'too-long';
 
 export interface ReplyFinding {
   rule: ReplyRule;
@@ -91,7 +90,11 @@ export function reviewReply(input: ReplyReviewInput): ReplyReview {
     if (!findings.some((f) => f.rule === finding.rule && f.excerpt === finding.excerpt)) findings.push(finding);
   };
   if (input.body.length > REPLY_GUARD_MAX_CHARS) {
-    add({ rule: 'too-long', excerpt: `${input.body.length} characters`, reason: `only the first ${REPLY_GUARD_MAX_CHARS} characters were reviewed` });
+    add({
+      rule: 'too-long',
+      excerpt: `${input.body.length} characters`,
+      reason: `only the first ${REPLY_GUARD_MAX_CHARS} characters were reviewed`,
+    });
   }
   const context = prepare(input.context.slice(0, REPLY_GUARD_MAX_CONTEXT_CHARS));
   const known = { amounts: amountValues(context), dates: new Set(findDates(context, input.now).flatMap((d) => d.keys)) };
@@ -113,12 +116,20 @@ export function reviewReply(input: ReplyReviewInput): ReplyReview {
     }
     for (const amount of findAmounts(view)) {
       if (!amount.values.some((v) => known.amounts.has(v))) {
-        add({ rule: 'amount-not-in-context', excerpt: amount.text, reason: `${amount.text.trim()} does not appear in what the model was given` });
+        add({
+          rule: 'amount-not-in-context',
+          excerpt: amount.text,
+          reason: `${amount.text.trim()} does not appear in what the model was given`,
+        });
       }
     }
     for (const date of findDates(view, input.now)) {
       if (!date.keys.some((k) => known.dates.has(k))) {
-        add({ rule: 'date-not-in-context', excerpt: date.text, reason: `${date.kind} "${date.text.trim()}" does not appear in what the model was given` });
+        add({
+          rule: 'date-not-in-context',
+          excerpt: date.text,
+          reason: `${date.kind} "${date.text.trim()}" does not appear in what the model was given`,
+        });
       }
     }
   }
@@ -346,7 +357,8 @@ interface DateMention {
 }
 
 const MONTHS: Record<string, number> = {};
-const addNames = (names: string, start = 1) => names.split(' ').forEach((n, i) => n.split('/').forEach((alias) => (MONTHS[alias] = ((i % 12) + start))));
+const addNames = (names: string, start = 1) =>
+  names.split(' ').forEach((n, i) => n.split('/').forEach((alias) => (MONTHS[alias] = (i % 12) + start)));
 addNames('january february march april may june july august september october november december');
 addNames('jan feb mar apr may/mai jun jul aug sep/sept oct nov dec');
 addNames('januar februar marz april mai juni juli august september oktober november dezember');
@@ -358,7 +370,9 @@ addNames('janeiro fevereiro marco abril maio junho julho agosto setembro outubro
 // A month named without a day counts only after a word like "by", "end of", "bis", "fin": month
 // names are also names ("June", "Marco") and words ("may", "mai" is Italian for "never").
 const MONTH_MARKERS = new Set(
-  'by in until till before end early mid late bis im ende anfang mitte vor fin debut avant en antes finales principios eind begin voor entro fine inizio prima ate final'.split(' '),
+  'by in until till before end early mid late bis im ende anfang mitte vor fin debut avant en antes finales principios eind begin voor entro fine inizio prima ate final'.split(
+    ' ',
+  ),
 );
 
 const WEEKDAYS: Record<string, number> = {};
@@ -371,15 +385,36 @@ addDays('zondag maandag dinsdag woensdag donderdag vrijdag zaterdag');
 addDays('domenica lunedi martedi mercoledi giovedi venerdi sabato');
 const PT_WEEKDAYS: Record<string, number> = { segunda: 1, terca: 2, quarta: 3, quinta: 4, sexta: 5 };
 const CJK_WEEKDAYS: Array<[string, number]> = [
-  ['日曜', 0], ['月曜', 1], ['火曜', 2], ['水曜', 3], ['木曜', 4], ['金曜', 5], ['土曜', 6],
-  ['星期日', 0], ['星期天', 0], ['星期一', 1], ['星期二', 2], ['星期三', 3], ['星期四', 4], ['星期五', 5], ['星期六', 6],
-  ['周日', 0], ['周一', 1], ['周二', 2], ['周三', 3], ['周四', 4], ['周五', 5], ['周六', 6],
+  ['日曜', 0],
+  ['月曜', 1],
+  ['火曜', 2],
+  ['水曜', 3],
+  ['木曜', 4],
+  ['金曜', 5],
+  ['土曜', 6],
+  ['星期日', 0],
+  ['星期天', 0],
+  ['星期一', 1],
+  ['星期二', 2],
+  ['星期三', 3],
+  ['星期四', 4],
+  ['星期五', 5],
+  ['星期六', 6],
+  ['周日', 0],
+  ['周一', 1],
+  ['周二', 2],
+  ['周三', 3],
+  ['周四', 4],
+  ['周五', 5],
+  ['周六', 6],
 ];
 
 /** Relative days and weeks, as folded phrases, with the key they share across languages. */
 const RELATIVE: Array<[string, string]> = [
   ...'tomorrow|morgen|demain|manana|domani|amanha|завтра|jutro'.split('|').map((w): [string, string] => [w, 'rel:tomorrow']),
-  ...'day after tomorrow|ubermorgen|apres demain|pasado manana|overmorgen|dopodomani|depois de amanha'.split('|').map((w): [string, string] => [w, 'rel:+2d']),
+  ...'day after tomorrow|ubermorgen|apres demain|pasado manana|overmorgen|dopodomani|depois de amanha'
+    .split('|')
+    .map((w): [string, string] => [w, 'rel:+2d']),
   ...'tonight|this evening|later today|by today|end of day|end of the day|eod|close of business|heute abend|ce soir|esta noche|vanavond|stasera|hoje a noite'
     .split('|')
     .map((w): [string, string] => [w, 'rel:today']),
@@ -396,9 +431,20 @@ const RELATIVE: Array<[string, string]> = [
 // "morgen" is also "morning" in "guten morgen"/"heute morgen"; "mañana" is "morning" after these.
 const NOT_TOMORROW_BEFORE = new Set(['guten', 'heute', 'jeden', 'gestern', 'esta', 'la', 'por', 'de', 'cada', 'goede']);
 const CJK_RELATIVE: Array<[string, string]> = [
-  ['明後日', 'rel:+2d'], ['后天', 'rel:+2d'], ['明日', 'rel:tomorrow'], ['明天', 'rel:tomorrow'], ['今晩', 'rel:today'], ['今晚', 'rel:today'],
-  ['本日中', 'rel:today'], ['今天内', 'rel:today'], ['来週', 'rel:next-week'], ['下周', 'rel:next-week'], ['下星期', 'rel:next-week'],
-  ['今週', 'rel:this-week'], ['本周', 'rel:this-week'], ['月末', 'rel:month-end'],
+  ['明後日', 'rel:+2d'],
+  ['后天', 'rel:+2d'],
+  ['明日', 'rel:tomorrow'],
+  ['明天', 'rel:tomorrow'],
+  ['今晩', 'rel:today'],
+  ['今晚', 'rel:today'],
+  ['本日中', 'rel:today'],
+  ['今天内', 'rel:today'],
+  ['来週', 'rel:next-week'],
+  ['下周', 'rel:next-week'],
+  ['下星期', 'rel:next-week'],
+  ['今週', 'rel:this-week'],
+  ['本周', 'rel:this-week'],
+  ['月末', 'rel:month-end'],
 ];
 
 const UNITS: Record<string, string> = {};
@@ -408,7 +454,9 @@ addUnits('day', 'day days tag tage tagen werktag werktage werktagen jour jours d
 addUnits('week', 'week weeks woche wochen semaine semaines semana semanas weken settimana settimane');
 addUnits('month', 'month months monat monate monaten mois mes meses maand maanden mese mesi');
 const BUSINESS = new Set('business working werk ouvres ouvrables ouvre habiles laborables lavorativi uteis utili'.split(' '));
-const SPAN_MARKERS = new Set('within in inside next under innerhalb binnen sous dans ici en dentro plazo entro tra fra em prazo up bis ate hasta'.split(' '));
+const SPAN_MARKERS = new Set(
+  'within in inside next under innerhalb binnen sous dans ici en dentro plazo entro tra fra em prazo up bis ate hasta'.split(' '),
+);
 const NUMBER_WORDS: Record<string, number> = {};
 const addNumbers = (names: string) => names.split(' ').forEach((n, i) => n.split('/').forEach((alias) => (NUMBER_WORDS[alias] = i + 1)));
 addNumbers('one/a/an two three four five six seven eight nine ten');
@@ -451,7 +499,9 @@ function findDates(text: string, now: Date | undefined): DateMention[] {
     const [month, day] = [Number(m[2]), Number(m[3])];
     if (validMonthDay(month, day)) found.push({ text: m[0], kind: 'a date', keys: [mdKey(month, day)] });
   }
-  for (const m of lower.matchAll(/\b(\d{1,2})(?::(\d{2}))?\s?(am|pm|a\.m\.|p\.m\.|uhr|h(?=\d{2}))|\b(\d{1,2}):(\d{2})\b|(\d{1,2})時(?:(\d{1,2})分)?/g)) {
+  for (const m of lower.matchAll(
+    /\b(\d{1,2})(?::(\d{2}))?\s?(am|pm|a\.m\.|p\.m\.|uhr|h(?=\d{2}))|\b(\d{1,2}):(\d{2})\b|(\d{1,2})時(?:(\d{1,2})分)?/g,
+  )) {
     let hour = Number(m[1] ?? m[4] ?? m[6]);
     const minute = Number(m[2] ?? m[5] ?? m[7] ?? 0);
     const suffix = (m[3] ?? '').replace(/\./g, '');
@@ -466,7 +516,8 @@ function findDates(text: string, now: Date | undefined): DateMention[] {
     const token = tokens[i]!;
     const month = MONTHS[token];
     if (month !== undefined) {
-      const day = dayOf(tokens[i - 1]) ?? (tokens[i - 1] === 'de' || tokens[i - 1] === 'of' ? dayOf(tokens[i - 2]) : null) ?? dayOf(tokens[i + 1]);
+      const day =
+        dayOf(tokens[i - 1]) ?? (tokens[i - 1] === 'de' || tokens[i - 1] === 'of' ? dayOf(tokens[i - 2]) : null) ?? dayOf(tokens[i + 1]);
       if (day !== null) found.push({ text: spanText(tokens, i - 1, i + 1), kind: 'a date', keys: [mdKey(month, day), `m:${month}`] });
       else if (MONTH_MARKERS.has(tokens[i - 1] ?? '') || MONTH_MARKERS.has(tokens[i - 2] ?? '')) {
         found.push({ text: spanText(tokens, i - 1, i), kind: 'a month', keys: [`m:${month}`] });
@@ -505,9 +556,12 @@ function findDates(text: string, now: Date | undefined): DateMention[] {
   if (CJK_ANY.test(compact)) {
     for (const [word, key] of CJK_RELATIVE) if (compact.includes(word)) found.push({ text: word, kind: 'a relative date', keys: [key] });
     for (const [word, weekday] of CJK_WEEKDAYS) {
-      if (compact.includes(word)) found.push({ text: word, kind: 'a weekday', keys: [`wd:${weekday}`, ...(now ? [nextWeekdayKey(now, weekday)] : [])] });
+      if (compact.includes(word))
+        found.push({ text: word, kind: 'a weekday', keys: [`wd:${weekday}`, ...(now ? [nextWeekdayKey(now, weekday)] : [])] });
     }
-    for (const m of compact.matchAll(/(\d{1,3})(?:個|个)?(営業日|工作日|日|天|時間|小时|週間|周|か月|ヶ月|个月)(?:以内|内|後|后|で|までに)/g)) {
+    for (const m of compact.matchAll(
+      /(\d{1,3})(?:個|个)?(営業日|工作日|日|天|時間|小时|週間|周|か月|ヶ月|个月)(?:以内|内|後|后|で|までに)/g,
+    )) {
       const unit = /時間|小时/.test(m[2]!) ? 'hour' : /週間|周/.test(m[2]!) ? 'week' : /月/.test(m[2]!) ? 'month' : 'day';
       found.push({ text: m[0], kind: 'a timeframe', keys: [`span:${Number(m[1])}:${unit}`] });
     }

@@ -17,8 +17,34 @@ const OUT_OF_UNSPACED = new RegExp(`([${UNSPACED_CLASS}])(?=[^${UNSPACED_CLASS}\
 // Latin look-alikes from Cyrillic and Greek, used only inside words that also have Latin letters
 // ("rеfund" or "VІP" with a Cyrillic letter); words wholly in Cyrillic or Greek are left alone.
 const CONFUSABLES: Record<string, string> = {
-  а: 'a', в: 'b', е: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', і: 'i', ј: 'j', ѕ: 's', ԁ: 'd', ɡ: 'g',
-  α: 'a', β: 'b', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x',
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  і: 'i',
+  ј: 'j',
+  ѕ: 's',
+  ԁ: 'd',
+  ɡ: 'g',
+  α: 'a',
+  β: 'b',
+  ε: 'e',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
 };
 const LOOKALIKE = /[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u0261]/u;
 
@@ -68,7 +94,7 @@ export function containsFolded(haystack: string, needle: string): boolean {
  * Whether a folded vocabulary term occurs in folded text. Terms are whole words; a term ending in
  * `*` is a word prefix ("refund*" matches "refunded"); a term in Chinese/Japanese is a substring.
  */
-export function hasTerm(folded: string, term: string): boolean {
+function hasTerm(folded: string, term: string): boolean {
   const stem = term.endsWith('*');
   const body = foldedTerm(stem ? term.slice(0, -1) : term);
   if (!body) return false;

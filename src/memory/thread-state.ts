@@ -18,7 +18,10 @@ const MAX_ITEM_CHARS = 200;
 const MAX_TAGS = 8;
 
 function clean(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 export function snakeCase(text: string): string {

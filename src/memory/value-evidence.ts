@@ -52,7 +52,7 @@ function checkName(value: string, evidence: string): ValueCheck {
   return containsFolded(foldText(evidence), foldText(clean)) ? OK : unsupported('the name does not occur in the evidence');
 }
 
-const PHONE_SHAPE = /^\+?[\d ().\/-]+$/;
+const PHONE_SHAPE = /^\+?[\d ()./-]+$/;
 
 function checkPhone(value: string, evidence: string): ValueCheck {
   const clean = cleanValue(value);
@@ -62,7 +62,9 @@ function checkPhone(value: string, evidence: string): ValueCheck {
   }
   const international = clean.startsWith('+') || digits.startsWith('00');
   const runs = phoneRuns(cleanValue(evidence));
-  return runs.some((run) => samePhone(digits, international, run)) ? OK : unsupported(`no phone number in the evidence has the digits ${digits}`);
+  return runs.some((run) => samePhone(digits, international, run))
+    ? OK
+    : unsupported(`no phone number in the evidence has the digits ${digits}`);
 }
 
 /** Digit runs of the text that look like phone numbers: digits joined by spaces and + ( ) . / -. */

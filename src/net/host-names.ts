@@ -29,7 +29,9 @@ function isNameChar(code: number): boolean {
 }
 
 function isIpv6Char(code: number): boolean {
-  return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66) || (code >= 0x41 && code <= 0x46) || code === 0x3a || code === 0x2e;
+  return (
+    (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66) || (code >= 0x41 && code <= 0x46) || code === 0x3a || code === 0x2e
+  );
 }
 
 function parsePort(text: string): number | null | undefined {

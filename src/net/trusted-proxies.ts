@@ -172,11 +172,7 @@ function protoOf(value: string | undefined): 'http' | 'https' | undefined {
  * client's own `Forwarded` header through untouched. Of proto and host, the rightmost value
  * counts: it is the one the nearest (trusted) proxy wrote.
  */
-export function readForwarded(
-  peer: string | null,
-  header: (name: string) => string | undefined,
-  proxies: TrustedProxies,
-): ForwardedFacts {
+export function readForwarded(peer: string | null, header: (name: string) => string | undefined, proxies: TrustedProxies): ForwardedFacts {
   if (peer === null || !proxies.trusts(peer)) return {};
   const forwarded = parseForwardedHeader(header('forwarded') ?? '');
   const xfor = commaList(header('x-forwarded-for'));

@@ -30,7 +30,9 @@ export function createImapDraftsFolder(login: ImapLogin): DraftsFolder {
         await client.append(drafts.path, raw, ['\\Draft', '\\Seen']);
       } catch (error) {
         if (error instanceof AppError) throw error;
-        throw new AppError('IMAP_FAILED', `IMAP draft append failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new AppError('IMAP_FAILED', `IMAP draft append failed: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
       } finally {
         await client.logout().catch(() => client.close());
       }

@@ -30,7 +30,9 @@ export function createImapSentFolder(login: ImapLogin): SentFolder {
         }
         return false;
       } catch (error) {
-        throw new AppError('IMAP_FAILED', `IMAP Sent folder search failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new AppError('IMAP_FAILED', `IMAP Sent folder search failed: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
       } finally {
         await client.logout().catch(() => client.close());
       }

@@ -2,12 +2,12 @@
  * Queue names and job payloads, defined once. Payloads are parsed with zod when a worker takes a
  * job; one that does not parse fails at once without retries (a poison payload never loops).
  */
-import { Queue, UnrecoverableError, type JobsOptions } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { AppError } from '../errors.ts';
 
 export const QUEUES = { turns: 'turns', promotions: 'promotions', outbox: 'outbox' } as const;
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 export const turnJobSchema = z.object({ threadId: z.string().min(1).max(100) });
 export const promotionJobSchema = z.object({
@@ -20,12 +20,15 @@ export type TurnJob = z.infer<typeof turnJobSchema>;
 export type PromotionJob = z.infer<typeof promotionJobSchema>;
 export type OutboxJob = z.infer<typeof outboxJobSchema>;
 
-/** Parses a job payload at the edge; a bad one becomes an UnrecoverableError (no retries). */
+/**
+ * Parses a job payload at the edge; a bad one is `QUEUE_PAYLOAD_INVALID`, which the catalog marks
+ * permanent, so the worker fails it once without retries.
+ */
 export function parseJobData<T>(schema: z.ZodType<T>, data: unknown, queue: string): T {
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
     const problem = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new UnrecoverableError(`invalid ${queue} job payload: ${problem}`);
+    throw new AppError('QUEUE_PAYLOAD_INVALID', `invalid ${queue} job payload: ${problem}`);
   }
   return parsed.data;
 }
@@ -126,7 +129,13 @@ export class JobQueues {
     const namesIds = (text: string) => ids.some((id) => text.includes(id));
     const redact = (text: string) => target.redact?.(text) ?? { value: text, changed: false };
     const report: RedisErasure = {
-      keysScanned: 0, jobsRemoved: 0, keysDeleted: 0, fieldsRedacted: 0, logLinesRedacted: 0, stringsRedacted: 0, eventsRemoved: 0,
+      keysScanned: 0,
+      jobsRemoved: 0,
+      keysDeleted: 0,
+      fieldsRedacted: 0,
+      logLinesRedacted: 0,
+      stringsRedacted: 0,
+      eventsRemoved: 0,
     };
     const queues = new Map<string, Queue>([
       [QUEUES.turns, this.turns],

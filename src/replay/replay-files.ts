@@ -25,9 +25,7 @@ export async function collectReplayFiles(inputs: readonly string[]): Promise<Rep
       const entries = await readdir(input, { withFileTypes: true, recursive: true }).catch((error: NodeJS.ErrnoException) => {
         throw new AppError('INPUT_INVALID', `${input}: cannot list folder (${error.code ?? 'error'})`);
       });
-      files.push(
-        ...entries.filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.eml')).map((e) => path.join(e.parentPath, e.name)),
-      );
+      files.push(...entries.filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.eml')).map((e) => path.join(e.parentPath, e.name)));
     } else if (info.isFile()) {
       files.push(input);
     } else {

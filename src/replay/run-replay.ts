@@ -52,13 +52,16 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   try {
     const failures: ReplayFailure[] = [];
     let currentFile: string | null = null;
-    const record = (failure: Omit<ReplayFailure, 'file'>) => failures.push({ file: currentFile, ...failure, error: failure.error.slice(0, 500) });
+    const record = (failure: Omit<ReplayFailure, 'file'>) =>
+      failures.push({ file: currentFile, ...failure, error: failure.error.slice(0, 500) });
     const scheduler = new VirtualScheduler(clock, record);
     const pipeline = runtime.pipeline(scheduler);
     const ingestDeps = runtime.ingestDeps({ pipeline, logger: options.logger });
     /** The workers' periodic reconcile, on the virtual clock: due promotions scheduled, expired facts swept. */
     const housekeeping = async () => {
-      await pipeline.reconcile().catch((error: unknown) => record({ threadId: null, stage: 'promotion', error: `housekeeping: ${describeError(error)}` }));
+      await pipeline
+        .reconcile()
+        .catch((error: unknown) => record({ threadId: null, stage: 'promotion', error: `housekeeping: ${describeError(error)}` }));
       await scheduler.runUntil(clock.now(), pipeline);
     };
 
@@ -69,13 +72,20 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         await scheduler.runUntil(file.date, pipeline);
         await housekeeping();
       }
-      const read = await readBounded(file.path, runtime.ingest.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES).catch((error: NodeJS.ErrnoException) => {
-        record({ threadId: null, stage: 'read', error: `cannot read (${error.code ?? 'error'})` });
-        return null;
-      });
+      const read = await readBounded(file.path, runtime.ingest.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES).catch(
+        (error: NodeJS.ErrnoException) => {
+          record({ threadId: null, stage: 'read', error: `cannot read (${error.code ?? 'error'})` });
+          return null;
+        },
+      );
       const at = clock.now();
       const result = read
-        ? await ingestRawMessage(ingestDeps, read.raw, { kind: 'replay', file: file.path }, { receivedAt: at, now: at, totalBytes: read.totalBytes }).catch((error: unknown) => {
+        ? await ingestRawMessage(
+            ingestDeps,
+            read.raw,
+            { kind: 'replay', file: file.path },
+            { receivedAt: at, now: at, totalBytes: read.totalBytes },
+          ).catch((error: unknown) => {
             record({ threadId: null, stage: 'ingest', error: describeError(error) });
             return null;
           })

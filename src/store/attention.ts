@@ -38,7 +38,13 @@ export async function handedOffThreads(db: DbClient, limit = 20): Promise<Handed
     take: limit,
     select: { id: true, subject: true, handoffReason: true, handoffAt: true, entity: { select: { name: true, key: true } } },
   });
-  return rows.map((t) => ({ id: t.id, subject: t.subject, customer: t.entity.name ?? t.entity.key, reason: t.handoffReason ?? '', at: t.handoffAt! }));
+  return rows.map((t) => ({
+    id: t.id,
+    subject: t.subject,
+    customer: t.entity.name ?? t.entity.key,
+    reason: t.handoffReason ?? '',
+    at: t.handoffAt!,
+  }));
 }
 
 /** A person settled an unknown send: it was sent (confirmed), or it goes back to the outbox. */
@@ -51,7 +57,10 @@ export async function settleUnknownSend(db: Db, draftId: string, outcome: 'sent'
     if (moved.count === 0) return false;
     if (outcome === 'sent') {
       const draft = await tx.draft.findUniqueOrThrow({ where: { id: draftId }, select: { mailboxId: true, messageId: true } });
-      await tx.message.updateMany({ where: { mailboxId: draft.mailboxId, messageId: draft.messageId }, data: { status: 'sent', sentAt: now } });
+      await tx.message.updateMany({
+        where: { mailboxId: draft.mailboxId, messageId: draft.messageId },
+        data: { status: 'sent', sentAt: now },
+      });
     }
     return true;
   });
@@ -59,6 +68,9 @@ export async function settleUnknownSend(db: Db, draftId: string, outcome: 'sent'
 
 /** A person took the handed-off thread over: the marker goes (the loop guard keeps its own count). */
 export async function clearHandoff(db: DbClient, threadId: string): Promise<boolean> {
-  const cleared = await db.thread.updateMany({ where: { id: threadId, handoffAt: { not: null } }, data: { handoffAt: null, handoffReason: null } });
+  const cleared = await db.thread.updateMany({
+    where: { id: threadId, handoffAt: { not: null } },
+    data: { handoffAt: null, handoffReason: null },
+  });
   return cleared.count === 1;
 }

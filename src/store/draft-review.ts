@@ -80,7 +80,7 @@ const CARD_SELECT = {
 type CardRow = Prisma.DraftGetPayload<{ select: typeof CARD_SELECT }>;
 
 /** The `flags` column as stored by a turn; entries without a rule are dropped. */
-export function draftFlags(value: unknown): DraftFlag[] {
+function draftFlags(value: unknown): DraftFlag[] {
   return (Array.isArray(value) ? value : []).flatMap((f: unknown) => {
     const flag = f as { rule?: unknown; excerpt?: unknown; reason?: unknown } | null;
     if (typeof flag?.rule !== 'string') return [];

@@ -14,7 +14,7 @@ export interface EntityRecord {
 
 const ENTITY_FIELDS = { id: true, kind: true, key: true, name: true } as const;
 
-export async function findEntityByAddress(db: DbClient, address: string): Promise<EntityRecord | null> {
+async function findEntityByAddress(db: DbClient, address: string): Promise<EntityRecord | null> {
   const row = await db.entityAddress.findUnique({ where: { address }, select: { entity: { select: ENTITY_FIELDS } } });
   return row?.entity ?? null;
 }

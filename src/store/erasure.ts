@@ -189,7 +189,11 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
 export const ERASED_PROMPT = '[erased: this prompt held a message from a customer who has since been erased]';
 
 /** Key columns for batching (keyset pagination) and for deleting rows. */
-const KEYS: Record<string, string[]> = { ThreadParticipant: ['threadId', 'address'], ThreadKey: ['mailboxId', 'messageId'], LoopState: ['scope'] };
+const KEYS: Record<string, string[]> = {
+  ThreadParticipant: ['threadId', 'address'],
+  ThreadKey: ['mailboxId', 'messageId'],
+  LoopState: ['scope'],
+};
 const keyOf = (table: string) => KEYS[table] ?? ['id'];
 const BATCH = 200;
 const RAW_BATCH = 20;
@@ -528,8 +532,16 @@ async function redactOriginals(tx: Tx, rules: ErasureRules, mentioned: Set<strin
         raw: true,
         message: {
           select: {
-            messageId: true, fromAddress: true, fromName: true, toAddresses: true, ccAddresses: true, subject: true,
-            sentAt: true, inReplyTo: true, references: true, bodyText: true,
+            messageId: true,
+            fromAddress: true,
+            fromName: true,
+            toAddresses: true,
+            ccAddresses: true,
+            subject: true,
+            sentAt: true,
+            inReplyTo: true,
+            references: true,
+            bodyText: true,
           },
         },
       },

@@ -94,7 +94,13 @@ export interface StoredMessageRef {
   direction: string;
 }
 
-const storedRow = z.object({ id: z.string(), threadId: z.string().nullable(), entityId: z.string().nullable(), status: z.string(), direction: z.string() });
+const storedRow = z.object({
+  id: z.string(),
+  threadId: z.string().nullable(),
+  entityId: z.string().nullable(),
+  status: z.string(),
+  direction: z.string(),
+});
 
 export async function findStoredMessage(sql: SqlExecutor, mailboxId: string, messageId: string): Promise<StoredMessageRef | null> {
   const rows = await sql.query(
@@ -143,7 +149,15 @@ export interface IngestWrite {
   newEntity?: KnownEntity;
   renameEntity?: { id: string; name: string };
   attachAddress?: { entityId: string; address: string; displayName: string | null; id: string };
-  newThread?: { id: string; mailboxId: string; entityId: string; subject: string; normalizedSubject: string; at: Date; linkedThreadId: string | null };
+  newThread?: {
+    id: string;
+    mailboxId: string;
+    entityId: string;
+    subject: string;
+    normalizedSubject: string;
+    at: Date;
+    linkedThreadId: string | null;
+  };
   /** A new customer message in an existing thread: active again, its clock moves forward. */
   touchThread?: { id: string; at: Date };
   participants?: { threadId: string; rows: ReadonlyArray<{ address: string; entityId: string | null; role: 'primary' | 'participant' }> };
@@ -204,12 +218,37 @@ export async function writeIngested(sql: SqlExecutor, write: IngestWrite): Promi
       "bodyText", "extractedText", "attachments", "classification", "skipReason", "skipDetail", "authDmarc", "authDkim", "authSpf",
       "status", "sizeBytes")
     VALUES (${[
-      p(m.id), p(m.mailboxId), p(m.messageId), p(m.syntheticId), p(m.threadId), p(m.entityId), `'inbound'`, p(m.source), p(m.imapFolder), p(m.imapUid),
-      p(m.fromAddress), p(m.fromName), p(m.replyTo), `${p(JSON.stringify(m.toAddresses))}::jsonb`, `${p(JSON.stringify(m.ccAddresses))}::jsonb`,
-      p(m.subject), p(m.inReplyTo), `${p(JSON.stringify(m.references))}::jsonb`,
-      m.sentAt ? `${p(utcTimestamp(m.sentAt))}::timestamp` : 'NULL', `${p(utcTimestamp(m.receivedAt))}::timestamp`,
-      p(m.bodyText), p(m.extractedText), `${p(JSON.stringify(m.attachments))}::jsonb`, p(m.classification), p(m.skipReason), p(m.skipDetail),
-      p(m.authDmarc), p(m.authDkim), p(m.authSpf), p(m.status), p(m.raw.length),
+      p(m.id),
+      p(m.mailboxId),
+      p(m.messageId),
+      p(m.syntheticId),
+      p(m.threadId),
+      p(m.entityId),
+      `'inbound'`,
+      p(m.source),
+      p(m.imapFolder),
+      p(m.imapUid),
+      p(m.fromAddress),
+      p(m.fromName),
+      p(m.replyTo),
+      `${p(JSON.stringify(m.toAddresses))}::jsonb`,
+      `${p(JSON.stringify(m.ccAddresses))}::jsonb`,
+      p(m.subject),
+      p(m.inReplyTo),
+      `${p(JSON.stringify(m.references))}::jsonb`,
+      m.sentAt ? `${p(utcTimestamp(m.sentAt))}::timestamp` : 'NULL',
+      `${p(utcTimestamp(m.receivedAt))}::timestamp`,
+      p(m.bodyText),
+      p(m.extractedText),
+      `${p(JSON.stringify(m.attachments))}::jsonb`,
+      p(m.classification),
+      p(m.skipReason),
+      p(m.skipDetail),
+      p(m.authDmarc),
+      p(m.authDkim),
+      p(m.authSpf),
+      p(m.status),
+      p(m.raw.length),
     ].join(', ')})`);
   steps.push(`INSERT INTO "MessageRaw" ("messageId", "raw") VALUES (${p(m.id)}, ${p(m.raw)}::bytea)`);
   if (write.threadKeys && write.threadKeys.keys.length > 0) {

@@ -32,7 +32,13 @@ export async function readCheckpoint(db: DbClient, mailboxId: string, folder: st
 }
 
 /** Moves the checkpoint forward; never backwards, so a slow duplicate poller cannot rewind it. */
-export async function advanceCheckpoint(db: DbClient, mailboxId: string, folder: string, uidValidity: bigint, lastUid: number): Promise<void> {
+export async function advanceCheckpoint(
+  db: DbClient,
+  mailboxId: string,
+  folder: string,
+  uidValidity: bigint,
+  lastUid: number,
+): Promise<void> {
   const moved = await db.mailboxCheckpoint.updateMany({
     where: { mailboxId, folder, OR: [{ uidValidity: { not: uidValidity } }, { lastUid: { lt: lastUid } }] },
     data: { uidValidity, lastUid: BigInt(lastUid) },

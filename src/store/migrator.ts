@@ -13,8 +13,8 @@ import { AppError } from '../errors.ts';
 import type { Database } from './database.ts';
 import { openSchemaEngine, type SchemaEngine } from './schema-engine.ts';
 
-export const PRISMA_DIR = path.resolve(import.meta.dirname, '../../prisma');
-export const SCHEMA_PATH = path.join(PRISMA_DIR, 'schema.prisma');
+const PRISMA_DIR = path.resolve(import.meta.dirname, '../../prisma');
+const SCHEMA_PATH = path.join(PRISMA_DIR, 'schema.prisma');
 export const MIGRATIONS_DIR = path.join(PRISMA_DIR, 'migrations');
 const NO_FILTERS = { externalTables: [], externalEnums: [] };
 const LOCKFILE = 'migration_lock.toml';
@@ -29,7 +29,10 @@ async function readSchema(): Promise<{ path: string; content: string }> {
 export async function readMigrationList(dir: string = MIGRATIONS_DIR): Promise<MigrationList> {
   await mkdir(dir, { recursive: true });
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const migrationDirectories = await Promise.all(
     names.map(async (name) => {
       const file = path.join(dir, name, 'migration.sql');
@@ -49,10 +52,7 @@ export async function readMigrationList(dir: string = MIGRATIONS_DIR): Promise<M
   };
 }
 
-async function withEngine<T>(
-  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
-  run: (engine: SchemaEngine) => Promise<T>,
-): Promise<T> {
+async function withEngine<T>(adapterFactory: SqlMigrationAwareDriverAdapterFactory, run: (engine: SchemaEngine) => Promise<T>): Promise<T> {
   const engine = await openSchemaEngine(adapterFactory, await readSchema());
   try {
     return await run(engine);

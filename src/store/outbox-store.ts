@@ -54,7 +54,10 @@ export async function claimDraftForSending(db: DbClient, draftId: string, now: D
 
 /** sending -> queued (try again later) or failed (refused for good), after a send that did not happen. */
 export async function releaseSendClaim(db: DbClient, draftId: string, status: 'queued' | 'failed', error: string): Promise<void> {
-  await db.draft.updateMany({ where: { id: draftId, status: 'sending' }, data: { status, sendClaimedAt: null, error: error.slice(0, 500) } });
+  await db.draft.updateMany({
+    where: { id: draftId, status: 'sending' },
+    data: { status, sendClaimedAt: null, error: error.slice(0, 500) },
+  });
 }
 
 /** sending -> send_unknown: the message may or may not have gone out; a person decides. */
@@ -71,10 +74,21 @@ export async function markSendUnknown(db: DbClient, draftId: string, reason: str
  * comes after the reconciler gave up on it), the outbound message's status, and a Message-ID the
  * server used instead of ours so replies to it still thread.
  */
-export async function recordSent(db: Db, draft: Pick<OutboxDraft, 'id' | 'mailboxId' | 'messageId' | 'threadId'>, serverMessageId: string | null, now: Date): Promise<void> {
+export async function recordSent(
+  db: Db,
+  draft: Pick<OutboxDraft, 'id' | 'mailboxId' | 'messageId' | 'threadId'>,
+  serverMessageId: string | null,
+  now: Date,
+): Promise<void> {
   await db.$transaction(async (tx) => {
-    await tx.draft.updateMany({ where: { id: draft.id, status: { in: ['sending', 'send_unknown'] } }, data: { status: 'sent', sentAt: now, error: null } });
-    await tx.message.updateMany({ where: { mailboxId: draft.mailboxId, messageId: draft.messageId }, data: { status: 'sent', sentAt: now } });
+    await tx.draft.updateMany({
+      where: { id: draft.id, status: { in: ['sending', 'send_unknown'] } },
+      data: { status: 'sent', sentAt: now, error: null },
+    });
+    await tx.message.updateMany({
+      where: { mailboxId: draft.mailboxId, messageId: draft.messageId },
+      data: { status: 'sent', sentAt: now },
+    });
     if (serverMessageId && serverMessageId !== draft.messageId) {
       await tx.threadKey.createMany({
         data: [{ mailboxId: draft.mailboxId, messageId: serverMessageId, threadId: draft.threadId, kind: 'outbound' }],
@@ -101,7 +115,11 @@ export async function unappendedDraftIds(db: DbClient, mailboxId: string): Promi
 }
 
 /** Sends claimed before `before` whose outcome was never recorded (the claimer died, or its write never landed). */
-export async function staleSendClaims(db: DbClient, mailboxId: string, before: Date): Promise<Array<Pick<OutboxDraft, 'id' | 'mailboxId' | 'messageId' | 'threadId'>>> {
+export async function staleSendClaims(
+  db: DbClient,
+  mailboxId: string,
+  before: Date,
+): Promise<Array<Pick<OutboxDraft, 'id' | 'mailboxId' | 'messageId' | 'threadId'>>> {
   return db.draft.findMany({
     where: { mailboxId, status: 'sending', OR: [{ sendClaimedAt: null }, { sendClaimedAt: { lt: before } }] },
     select: { id: true, mailboxId: true, messageId: true, threadId: true },

@@ -8,7 +8,12 @@ export async function loadProfile(db: DbClient, entityId: string): Promise<Profi
     include: {
       facts: { where: { status: 'active' }, orderBy: [{ key: 'asc' }, { createdAt: 'asc' }] },
       commitments: { where: { status: 'open' }, orderBy: { createdAt: 'asc' } },
-      threads: { where: { topic: { not: null } }, orderBy: { closedAt: 'desc' }, take: 20, select: { id: true, topic: true, closedAt: true } },
+      threads: {
+        where: { topic: { not: null } },
+        orderBy: { closedAt: 'desc' },
+        take: 20,
+        select: { id: true, topic: true, closedAt: true },
+      },
     },
   });
   if (!entity) return null;
@@ -30,7 +35,10 @@ export async function loadProfile(db: DbClient, entityId: string): Promise<Profi
 
 /** Marks active facts past their expiry as expired (valid until their expiry); how many. */
 export async function expireFacts(db: DbClient, now: Date): Promise<number> {
-  const expired = await db.profileFact.findMany({ where: { status: 'active', expiresAt: { lte: now } }, select: { id: true, expiresAt: true } });
+  const expired = await db.profileFact.findMany({
+    where: { status: 'active', expiresAt: { lte: now } },
+    select: { id: true, expiresAt: true },
+  });
   for (const fact of expired) {
     await db.profileFact.update({ where: { id: fact.id }, data: { status: 'expired', validUntil: fact.expiresAt } });
   }

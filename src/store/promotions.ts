@@ -39,9 +39,22 @@ export async function loadPromotionInput(db: DbClient, threadId: string): Promis
   const messages = await db.message.findMany({
     where: { threadId, direction: 'inbound', skipReason: null, entityId: thread.entityId },
     orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }],
-    select: { messageId: true, extractedText: true, sentAt: true, receivedAt: true, authDmarc: true, fromAddress: true, replyTo: true, entityId: true },
+    select: {
+      messageId: true,
+      extractedText: true,
+      sentAt: true,
+      receivedAt: true,
+      authDmarc: true,
+      fromAddress: true,
+      replyTo: true,
+      entityId: true,
+    },
   });
-  const replies = await db.draft.findMany({ where: { threadId, status: { not: 'discarded' } }, orderBy: { createdAt: 'asc' }, select: { body: true } });
+  const replies = await db.draft.findMany({
+    where: { threadId, status: { not: 'discarded' } },
+    orderBy: { createdAt: 'asc' },
+    select: { body: true },
+  });
   return {
     thread: { ...thread, needsPromotion: row.needsPromotion, topic: row.topic },
     messages: messages.map((m) => ({
@@ -67,7 +80,10 @@ export async function loadActiveFacts(db: DbClient, entityId: string, mailboxId:
   const sources =
     ids.length === 0
       ? []
-      : await db.message.findMany({ where: { mailboxId, messageId: { in: ids } }, select: { messageId: true, sentAt: true, receivedAt: true } });
+      : await db.message.findMany({
+          where: { mailboxId, messageId: { in: ids } },
+          select: { messageId: true, sentAt: true, receivedAt: true },
+        });
   const dates = new Map(sources.map((r) => [r.messageId, r.sentAt ?? r.receivedAt]));
   return facts.map((f) => ({
     id: f.id,
@@ -114,7 +130,9 @@ export async function commitPromotion(db: Db, c: PromotionCommit): Promise<void>
     const inserted = new Map<string, string>();
     for (const [index, decision] of c.decisions.entries()) {
       const decisionId = newId('pd');
-      const factId = decision.accepted ? await applyDecision(tx, { decision, decisionId, index, inserted, entityId: c.entityId, threadId: c.threadId, now: c.now }) : null;
+      const factId = decision.accepted
+        ? await applyDecision(tx, { decision, decisionId, index, inserted, entityId: c.entityId, threadId: c.threadId, now: c.now })
+        : null;
       await tx.promotionDecision.create({
         data: {
           id: decisionId,
@@ -140,7 +158,14 @@ export async function commitPromotion(db: Db, c: PromotionCommit): Promise<void>
       await tx.commitment.deleteMany({ where: { threadId: c.threadId, status: 'open' } });
       if (c.commitments.length > 0) {
         await tx.commitment.createMany({
-          data: c.commitments.map((commitment) => ({ id: newId('c'), entityId: c.entityId, threadId: c.threadId, text: commitment.text, due: commitment.due, createdAt: c.now })),
+          data: c.commitments.map((commitment) => ({
+            id: newId('c'),
+            entityId: c.entityId,
+            threadId: c.threadId,
+            text: commitment.text,
+            due: commitment.due,
+            createdAt: c.now,
+          })),
         });
       }
     }
@@ -161,7 +186,15 @@ type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 async function applyDecision(
   tx: Tx,
-  input: { decision: Decision; decisionId: string; index: number; inserted: Map<string, string>; entityId: string; threadId: string; now: Date },
+  input: {
+    decision: Decision;
+    decisionId: string;
+    index: number;
+    inserted: Map<string, string>;
+    entityId: string;
+    threadId: string;
+    now: Date;
+  },
 ): Promise<string | null> {
   const { decision, now } = input;
   const action = decision.action;
@@ -201,7 +234,10 @@ async function applyDecision(
 }
 
 /** Threads of a mailbox whose news the profile has not seen, oldest activity first. */
-export async function threadsNeedingPromotion(db: DbClient, mailboxId: string): Promise<Array<{ id: string; lastMessageAt: Date; status: string }>> {
+export async function threadsNeedingPromotion(
+  db: DbClient,
+  mailboxId: string,
+): Promise<Array<{ id: string; lastMessageAt: Date; status: string }>> {
   return db.thread.findMany({
     where: { mailboxId, needsPromotion: true },
     orderBy: [{ lastMessageAt: 'asc' }, { id: 'asc' }],

@@ -12,7 +12,14 @@ export interface ReplaySections {
     entityId: string;
     addresses: string[];
     name: string | null;
-    facts: Array<{ key: string; value: string; category: string; confidence: number; sourceMessageId: string | null; expiresAt: string | null }>;
+    facts: Array<{
+      key: string;
+      value: string;
+      category: string;
+      confidence: number;
+      sourceMessageId: string | null;
+      expiresAt: string | null;
+    }>;
     pastThreads: Array<{ threadId: string; topic: string; closedAt: string | null }>;
     outstandingCommitments: Array<{ text: string; due: string | null }>;
   }>;
@@ -34,7 +41,11 @@ export interface ReplaySections {
 /** The report's database sections, read back in a stable order. */
 export async function loadReplaySections(db: DbClient, mailboxId: string): Promise<ReplaySections> {
   const threads = await db.thread.findMany({ where: { mailboxId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-  const senders = await db.message.findMany({ where: { mailboxId, entityId: { not: null } }, distinct: ['entityId'], select: { entityId: true } });
+  const senders = await db.message.findMany({
+    where: { mailboxId, entityId: { not: null } },
+    distinct: ['entityId'],
+    select: { entityId: true },
+  });
   const entityIds = [...new Set([...threads.map((t) => t.entityId), ...senders.flatMap((m) => (m.entityId ? [m.entityId] : []))])];
   const entities = await db.entity.findMany({
     where: { id: { in: entityIds } },
@@ -98,6 +109,8 @@ function draftFlags(value: unknown): Array<{ rule: string; excerpt: string; reas
   if (!Array.isArray(value)) return [];
   return value.flatMap((f: unknown) => {
     const flag = f as { rule?: unknown; excerpt?: unknown; reason?: unknown };
-    return typeof flag?.rule === 'string' ? [{ rule: flag.rule, excerpt: String(flag.excerpt ?? ''), reason: String(flag.reason ?? '') }] : [];
+    return typeof flag?.rule === 'string'
+      ? [{ rule: flag.rule, excerpt: String(flag.excerpt ?? ''), reason: String(flag.reason ?? '') }]
+      : [];
   });
 }

@@ -122,13 +122,29 @@ const contextRow = z.object({
       name: z.string().nullable(),
       addresses: stringArray,
       facts: z.array(
-        z.object({ key: z.string(), value: z.string(), category: z.string(), confidence: z.number(), origin: z.string(), expiresAt: utc.nullable() }),
+        z.object({
+          key: z.string(),
+          value: z.string(),
+          category: z.string(),
+          confidence: z.number(),
+          origin: z.string(),
+          expiresAt: utc.nullable(),
+        }),
       ),
       commitments: z.array(z.object({ text: z.string(), due: z.string().nullable() })),
       pastThreads: z.array(z.object({ id: z.string(), topic: z.string().nullable(), closedAt: utc.nullable() })),
     })
     .nullable(),
-  loops: z.array(z.object({ scope: z.string(), consecutive: z.number(), fingerprints: z.unknown(), lastReply: z.unknown(), stoppedAt: utc.nullable(), updatedAt: utc })),
+  loops: z.array(
+    z.object({
+      scope: z.string(),
+      consecutive: z.number(),
+      fingerprints: z.unknown(),
+      lastReply: z.unknown(),
+      stoppedAt: utc.nullable(),
+      updatedAt: utc,
+    }),
+  ),
   replies: z.object({ rh: z.number(), th: z.number(), rd: z.number(), td: z.number() }),
 });
 
@@ -185,7 +201,14 @@ export async function loadTurnContext(
   const t = row.thread;
   const e = row.customer;
   if (!t || !e) throw new AppError('NOT_FOUND', `thread ${query.threadId} no longer exists`);
-  const state: ThreadState = { subject: t.subject, summary: t.summary, openItems: t.openItems, currentIntent: t.currentIntent, tags: t.tags, status: t.status };
+  const state: ThreadState = {
+    subject: t.subject,
+    summary: t.summary,
+    openItems: t.openItems,
+    currentIntent: t.currentIntent,
+    tags: t.tags,
+    status: t.status,
+  };
   return {
     thread: { id: t.id, mailboxId: t.mailboxId, entityId: t.entityId, version: t.version, lastMessageAt: t.lastMessageAt, state },
     customer: e.kind === 'domain' ? { addresses: e.addresses, domain: e.key } : { addresses: [...e.addresses, e.key], domain: null },
@@ -204,7 +227,12 @@ export async function loadTurnContext(
       stoppedAt: l.stoppedAt,
       updatedAt: l.updatedAt,
     })),
-    recentReplies: { toRecipientHour: row.replies.rh, inThreadHour: row.replies.th, toRecipientDay: row.replies.rd, inThreadDay: row.replies.td },
+    recentReplies: {
+      toRecipientHour: row.replies.rh,
+      inThreadHour: row.replies.th,
+      toRecipientDay: row.replies.rd,
+      inThreadDay: row.replies.td,
+    },
   };
 }
 
@@ -281,7 +309,15 @@ export interface TurnCommitSql {
   /** Id of the outbound message row that mirrors the draft. */
   outboundId: string;
   from: { address: string; name: string };
-  turn: { status: string; provider: string; model: string; prompt: string | null; promptTokens: number; completionTokens: number; error: string | null };
+  turn: {
+    status: string;
+    provider: string;
+    model: string;
+    prompt: string | null;
+    promptTokens: number;
+    completionTokens: number;
+    error: string | null;
+  };
   loopStates: readonly LoopState[];
   /** The model calls the turn made, with their ids. */
   calls: ReadonlyArray<LlmCallRecord & { id: string }>;
@@ -307,7 +343,11 @@ export async function commitTurnSql(sql: SqlExecutor, c: TurnCommitSql): Promise
     fromAddress: c.from.address,
     fromName: c.from.name,
     turn: c.turn,
-    loops: c.loopStates.map((s) => ({ ...s, stoppedAt: s.stoppedAt ? utcTimestamp(s.stoppedAt) : null, updatedAt: utcTimestamp(s.updatedAt) })),
+    loops: c.loopStates.map((s) => ({
+      ...s,
+      stoppedAt: s.stoppedAt ? utcTimestamp(s.stoppedAt) : null,
+      updatedAt: utcTimestamp(s.updatedAt),
+    })),
     calls: c.calls,
     now: utcTimestamp(c.now),
   };

@@ -39,7 +39,14 @@ export async function loadThread(db: DbClient, threadId: string): Promise<Thread
 }
 
 /** Thread state as the pure core sees it, from a stored thread row. */
-export function threadStateOf(row: { subject: string; summary: string; openItems: unknown; currentIntent: string; tags: unknown; status: string }): ThreadState {
+export function threadStateOf(row: {
+  subject: string;
+  summary: string;
+  openItems: unknown;
+  currentIntent: string;
+  tags: unknown;
+  status: string;
+}): ThreadState {
   return {
     subject: row.subject,
     summary: row.summary,
@@ -50,46 +57,9 @@ export function threadStateOf(row: { subject: string; summary: string; openItems
   };
 }
 
-/**
- * The turn to run for a thread: an unfinished one left by a crashed attempt (so a retry finishes
- * the same turn and never makes a second draft), else a new turn that claims every message
- * waiting for a reply from the sender of the oldest one. One turn answers one correspondent:
- * mail from someone else in the thread waits for the next turn, so nobody's words are shown in
- * a prompt whose reply goes to another person. Null when nothing is waiting.
- */
-export async function startOrResumeTurn(db: DbClient, threadId: string, now: Date): Promise<{ turnId: string; resumed: boolean } | null> {
-  const running = await db.turn.findFirst({ where: { threadId, status: 'running' }, orderBy: { startedAt: 'asc' }, select: { id: true } });
-  if (running) return { turnId: running.id, resumed: true };
-  const oldest = await db.message.findFirst({
-    where: { threadId, status: 'pending_reply', direction: 'inbound' },
-    orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }, { id: 'asc' }],
-    select: { fromAddress: true },
-  });
-  if (!oldest) return null;
-  const turnId = newId('turn');
-  await db.turn.create({ data: { id: turnId, threadId, status: 'running', startedAt: now } });
-  const claimed = await db.message.updateMany({
-    where: { threadId, status: 'pending_reply', direction: 'inbound', fromAddress: oldest.fromAddress },
-    data: { status: 'in_turn', turnId },
-  });
-  if (claimed.count === 0) {
-    await db.turn.delete({ where: { id: turnId } });
-    return null;
-  }
-  return { turnId, resumed: false };
-}
-
 /** Customer messages of a thread still waiting for a turn (mail that arrived during a turn, or from another sender). */
 export async function countPendingReplies(db: DbClient, threadId: string): Promise<number> {
   return db.message.count({ where: { threadId, status: 'pending_reply', direction: 'inbound' } });
-}
-
-/** The addresses and, in domain mode, the domain of a customer: who may see its profile. */
-export async function loadCustomerAddresses(db: DbClient, entityId: string): Promise<{ addresses: string[]; domain: string | null }> {
-  const entity = await db.entity.findUnique({ where: { id: entityId }, select: { kind: true, key: true, addresses: { select: { address: true } } } });
-  if (!entity) return { addresses: [], domain: null };
-  const addresses = entity.addresses.map((a) => a.address);
-  return entity.kind === 'domain' ? { addresses, domain: entity.key } : { addresses: [...addresses, entity.key], domain: null };
 }
 
 export async function loadTurnMessages(db: DbClient, turnId: string): Promise<TurnMessage[]> {
@@ -131,27 +101,6 @@ export async function recordLlmCalls(
       createdAt: meta.at,
     })),
   });
-}
-
-/** Replies (drafts not discarded) to a recipient and within a thread, over the last hour and day, in one query. */
-export async function countRecentReplies(
-  db: DbClient,
-  query: { to: string; threadId: string; hourAgo: Date; dayAgo: Date },
-): Promise<{ toRecipientHour: number; inThreadHour: number; toRecipientDay: number; inThreadDay: number }> {
-  const [row] = await db.$queryRaw<Array<{ rh: bigint; th: bigint; rd: bigint; td: bigint }>>`
-    SELECT
-      count(*) FILTER (WHERE "toAddress" = ${query.to} AND "createdAt" >= ${query.hourAgo}) AS rh,
-      count(*) FILTER (WHERE "threadId" = ${query.threadId} AND "createdAt" >= ${query.hourAgo}) AS th,
-      count(*) FILTER (WHERE "toAddress" = ${query.to}) AS rd,
-      count(*) FILTER (WHERE "threadId" = ${query.threadId}) AS td
-    FROM "Draft"
-    WHERE ("toAddress" = ${query.to} OR "threadId" = ${query.threadId}) AND "createdAt" >= ${query.dayAgo} AND "status" <> 'discarded'`;
-  return {
-    toRecipientHour: Number(row?.rh ?? 0),
-    inThreadHour: Number(row?.th ?? 0),
-    toRecipientDay: Number(row?.rd ?? 0),
-    inThreadDay: Number(row?.td ?? 0),
-  };
 }
 
 /** Why a draft needs a person, as shown in the console (the outbound guard's findings and similar). */
@@ -256,7 +205,10 @@ export async function commitTurn(db: Db, c: TurnCommit): Promise<void> {
         status: d.status,
       },
     });
-    await tx.threadKey.createMany({ data: [{ mailboxId: c.thread.mailboxId, messageId: d.messageId, threadId, kind: 'outbound' }], skipDuplicates: true });
+    await tx.threadKey.createMany({
+      data: [{ mailboxId: c.thread.mailboxId, messageId: d.messageId, threadId, kind: 'outbound' }],
+      skipDuplicates: true,
+    });
     await tx.message.updateMany({ where: { turnId: c.turnId }, data: { status: 'replied' } });
     await tx.turn.update({ where: { id: c.turnId }, data: { ...c.turn, finishedAt: c.now } });
     await saveLoopStates(tx, c.loopStates);
@@ -273,7 +225,10 @@ export async function finishTurnWithoutReply(
 ): Promise<void> {
   await db.$transaction(async (tx) => {
     await tx.message.updateMany({ where: { turnId: input.turnId }, data: { status: 'no_reply', skipDetail: input.reason.slice(0, 500) } });
-    await tx.turn.update({ where: { id: input.turnId }, data: { status: 'skipped', error: input.reason.slice(0, 1000), finishedAt: input.now } });
+    await tx.turn.update({
+      where: { id: input.turnId },
+      data: { status: 'skipped', error: input.reason.slice(0, 1000), finishedAt: input.now },
+    });
     if (input.handoff) {
       await tx.thread.update({ where: { id: input.threadId }, data: { handoffReason: input.reason.slice(0, 500), handoffAt: input.now } });
     }
@@ -297,16 +252,14 @@ export async function pendingTurnThreadIds(db: DbClient, mailboxId: string): Pro
   return rows.flatMap((r) => (r.threadId ? [r.threadId] : []));
 }
 
-/** Threads whose news the profile has not seen yet, for the reconciler to schedule their promotion. */
-export async function threadsAwaitingPromotion(db: DbClient, mailboxId: string): Promise<Array<{ id: string; lastMessageAt: Date; status: string }>> {
-  return db.thread.findMany({ where: { mailboxId, needsPromotion: true }, select: { id: true, lastMessageAt: true, status: true } });
-}
-
 /**
  * A promotion that failed for good (every retry used): the thread stops asking for one, so no
  * reconciler or turn reschedules it without end, and the console shows why. New customer mail
  * asks again.
  */
 export async function markPromotionFailed(db: DbClient, threadId: string, reason: string, now: Date): Promise<void> {
-  await db.thread.updateMany({ where: { id: threadId }, data: { needsPromotion: false, promotionError: reason.slice(0, 500), promotionFailedAt: now } });
+  await db.thread.updateMany({
+    where: { id: threadId },
+    data: { needsPromotion: false, promotionError: reason.slice(0, 500), promotionFailedAt: now },
+  });
 }

@@ -19,16 +19,22 @@ describe('console settings', () => {
   it('keep the public URL as an origin', () => {
     expect(loadConfig({ CONSOLE_PUBLIC_URL: 'https://Support.Example.com/' }).console.publicUrl).toBe('https://support.example.com');
     expect(loadConfig({ CONSOLE_PUBLIC_URL: 'https://support.example.com:443' }).console.publicUrl).toBe('https://support.example.com');
-    expect(loadConfig({ CONSOLE_PUBLIC_URL: 'https://support.example.com:8443' }).console.publicUrl).toBe('https://support.example.com:8443');
+    expect(loadConfig({ CONSOLE_PUBLIC_URL: 'https://support.example.com:8443' }).console.publicUrl).toBe(
+      'https://support.example.com:8443',
+    );
     expect(loadConfig({ CONSOLE_PUBLIC_URL: 'http://10.0.0.5:3000' }).console.publicUrl).toBe('http://10.0.0.5:3000');
   });
 
-  it.each(['support.example.com', 'ftp://support.example.com', 'https://support.example.com/console', 'https://user:pw@support.example.com', 'https://support.example.com/?x=1', 'https://support.example.com/#x'])(
-    'refuses CONSOLE_PUBLIC_URL=%s, naming the variable',
-    (value) => {
-      expect(configError({ CONSOLE_PUBLIC_URL: value })).toMatch(/CONSOLE_PUBLIC_URL/);
-    },
-  );
+  it.each([
+    'support.example.com',
+    'ftp://support.example.com',
+    'https://support.example.com/console',
+    'https://user:pw@support.example.com',
+    'https://support.example.com/?x=1',
+    'https://support.example.com/#x',
+  ])('refuses CONSOLE_PUBLIC_URL=%s, naming the variable', (value) => {
+    expect(configError({ CONSOLE_PUBLIC_URL: value })).toMatch(/CONSOLE_PUBLIC_URL/);
+  });
 
   it('reads trusted proxies as addresses and CIDR blocks', () => {
     expect(loadConfig({ CONSOLE_TRUSTED_PROXIES: '127.0.0.1, ::1,10.0.0.0/8 ,fd00::/8' }).console.trustedProxies).toEqual([
@@ -42,12 +48,9 @@ describe('console settings', () => {
   });
 
   it('reads allowed hosts as host names without scheme or port', () => {
-    expect(loadConfig({ CONSOLE_ALLOWED_HOSTS: 'console.internal, 10.0.0.5,[fd00::5],Support.Example.com.' }).console.allowedHosts).toEqual([
-      'console.internal',
-      '10.0.0.5',
-      '[fd00::5]',
-      'Support.Example.com.',
-    ]);
+    expect(loadConfig({ CONSOLE_ALLOWED_HOSTS: 'console.internal, 10.0.0.5,[fd00::5],Support.Example.com.' }).console.allowedHosts).toEqual(
+      ['console.internal', '10.0.0.5', '[fd00::5]', 'Support.Example.com.'],
+    );
     for (const bad of ['https://console.internal', 'console.internal:3000', '*', 'console internal', 'a@b'])
       expect(configError({ CONSOLE_ALLOWED_HOSTS: bad })).toMatch(/CONSOLE_ALLOWED_HOSTS/);
   });

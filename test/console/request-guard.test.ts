@@ -15,7 +15,10 @@ type ViewResponse = Omit<Response, 'json'> & { json(): Promise<RequestView> };
 function guardedApp(options: Partial<ConsoleSiteOptions> = {}) {
   const refused: string[] = [];
   const app = new Hono<ConsoleEnv>();
-  app.use('*', requestGuard(consoleSite({ boundHost: '127.0.0.1', ...options }), (host) => refused.push(host)));
+  app.use(
+    '*',
+    requestGuard(consoleSite({ boundHost: '127.0.0.1', ...options }), (host) => refused.push(host)),
+  );
   app.all('*', (c) => c.json(c.get('request')));
   const request = async (init: { host?: string; peer?: string; headers?: Record<string, string>; url?: string }): Promise<ViewResponse> => {
     const headers = new Headers(init.headers ?? {});
@@ -36,16 +39,19 @@ describe('the host check', () => {
     },
   );
 
-  it.each(['rebind.evil.example', 'rebind.evil.example:3000', '127.0.0.1.evil.example:3000', 'evil.example', 'support.example.com.evil.example'])(
-    'refuses Host: %s with 421 and a plain message',
-    async (host) => {
-      const response = await request({ host });
-      expect(response.status).toBe(421);
-      expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
-      expect(await response.text()).toBe(MISDIRECTED_MESSAGE);
-      expect(refused.at(-1)).toBe(host);
-    },
-  );
+  it.each([
+    'rebind.evil.example',
+    'rebind.evil.example:3000',
+    '127.0.0.1.evil.example:3000',
+    'evil.example',
+    'support.example.com.evil.example',
+  ])('refuses Host: %s with 421 and a plain message', async (host) => {
+    const response = await request({ host });
+    expect(response.status).toBe(421);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await response.text()).toBe(MISDIRECTED_MESSAGE);
+    expect(refused.at(-1)).toBe(host);
+  });
 
   it('refuses an empty Host', async () => {
     expect((await request({ host: '', url: 'http://127.0.0.1/login' })).status).toBe(421);
@@ -55,7 +61,7 @@ describe('the host check', () => {
     expect((await request({ host: '127.0.0.1:3000', url: 'http://rebind.evil.example/login' })).status).toBe(421);
   });
 
-  it('answers to the bound address, and to the machine\'s addresses only when bound to all of them', async () => {
+  it("answers to the bound address, and to the machine's addresses only when bound to all of them", async () => {
     const bound = guardedApp({ boundHost: '10.0.0.5', interfaceAddresses: ['192.168.1.9'] });
     expect((await bound.request({ host: '10.0.0.5:3000' })).status).toBe(200);
     expect((await bound.request({ host: '192.168.1.9:3000' })).status).toBe(421);
@@ -72,7 +78,11 @@ describe('the host check', () => {
     const forwardedOk = await proxied.request({ host: '127.0.0.1:3000', headers: { 'x-forwarded-host': 'support.example.com' } });
     expect(forwardedOk.status).toBe(200);
     // From a peer that is not the proxy, the header is not read at all.
-    const untrusted = await proxied.request({ host: '127.0.0.1:3000', peer: '127.0.0.9', headers: { 'x-forwarded-host': 'rebind.evil.example' } });
+    const untrusted = await proxied.request({
+      host: '127.0.0.1:3000',
+      peer: '127.0.0.9',
+      headers: { 'x-forwarded-host': 'rebind.evil.example' },
+    });
     expect(untrusted.status).toBe(200);
   });
 });
@@ -121,7 +131,9 @@ describe('the request view', () => {
 
   it('with a public URL: Secure cookies by its scheme and its origin is accepted, whatever the proxy says', async () => {
     const { request } = guardedApp({ publicUrl: 'https://support.example.com:8443' });
-    const view = await (await request({ host: 'support.example.com:8443', peer: '127.0.0.1', headers: { 'x-forwarded-proto': 'http' } })).json();
+    const view = await (
+      await request({ host: 'support.example.com:8443', peer: '127.0.0.1', headers: { 'x-forwarded-proto': 'http' } })
+    ).json();
     expect(view).toEqual({
       client: '127.0.0.1',
       origin: 'http://support.example.com:8443',

@@ -106,11 +106,14 @@ describe('console sessions', () => {
 });
 
 describe.each([
-  ['embedded PGlite', async () => {
-    const db = await openMemoryDatabase();
-    await applyMigrations(db.adapterFactory);
-    return { database: db, cleanup: () => db.close() };
-  }],
+  [
+    'embedded PGlite',
+    async () => {
+      const db = await openMemoryDatabase();
+      await applyMigrations(db.adapterFactory);
+      return { database: db, cleanup: () => db.close() };
+    },
+  ],
   ['PostgreSQL', createMigratedDatabase],
 ])('pruning on %s', (_name, open) => {
   let db: Database;

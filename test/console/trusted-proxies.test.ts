@@ -36,12 +36,23 @@ describe('normalizeAddress', () => {
     expect(normalizeAddress(value)).toBe(expected);
   });
 
-  it.each([undefined, '', 'unknown', '_hidden', 'localhost', 'proxy.example', '203.0.113', '203.0.113.7:port', '203.0.113.7:123456', '[2001:db8::1', '[2001:db8::1]x', '1.2.3.4.5', 'x'.repeat(200)])(
-    'refuses %j',
-    (value) => {
-      expect(normalizeAddress(value)).toBeNull();
-    },
-  );
+  it.each([
+    undefined,
+    '',
+    'unknown',
+    '_hidden',
+    'localhost',
+    'proxy.example',
+    '203.0.113',
+    '203.0.113.7:port',
+    '203.0.113.7:123456',
+    '[2001:db8::1',
+    '[2001:db8::1]x',
+    '1.2.3.4.5',
+    'x'.repeat(200),
+  ])('refuses %j', (value) => {
+    expect(normalizeAddress(value)).toBeNull();
+  });
 });
 
 describe('TrustedProxies', () => {
@@ -65,7 +76,9 @@ describe('TrustedProxies', () => {
 
 describe('parseForwardedHeader (RFC 7239)', () => {
   it('reads one record per hop, quoted values and mixed case keys included', () => {
-    expect(parseForwardedHeader('for=192.0.2.60;proto=http;by=203.0.113.43, For="[2001:db8:cafe::17]:4711";PROTO=https;host="a.example"')).toEqual([
+    expect(
+      parseForwardedHeader('for=192.0.2.60;proto=http;by=203.0.113.43, For="[2001:db8:cafe::17]:4711";PROTO=https;host="a.example"'),
+    ).toEqual([
       { for: '192.0.2.60', proto: 'http', by: '203.0.113.43' },
       { for: '[2001:db8:cafe::17]:4711', proto: 'https', host: 'a.example' },
     ]);
@@ -135,7 +148,11 @@ describe('readForwarded', () => {
 
   it('reads Forwarded when the proxy sends only that', () => {
     const standard = headers({ forwarded: 'for="[2001:db8::7]:4711";proto=https;host="support.example.com:8443"' });
-    expect(readForwarded('fd00::1', standard, proxies)).toEqual({ client: '2001:db8::7', proto: 'https', host: 'support.example.com:8443' });
+    expect(readForwarded('fd00::1', standard, proxies)).toEqual({
+      client: '2001:db8::7',
+      proto: 'https',
+      host: 'support.example.com:8443',
+    });
   });
 
   it('an unknown scheme is no scheme; no headers at all say nothing', () => {

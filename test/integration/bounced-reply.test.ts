@@ -153,7 +153,13 @@ describe('a bounce of a reply the agent sent', () => {
     const { draft } = await sentReply('ses.bounce@customer.example', 'Password reset');
     const notification = {
       notificationType: 'Bounce',
-      bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: 'ses.bounce@customer.example', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 no such user' }] },
+      bounce: {
+        bounceType: 'Permanent',
+        bounceSubType: 'General',
+        bouncedRecipients: [
+          { emailAddress: 'ses.bounce@customer.example', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 no such user' },
+        ],
+      },
       mail: { messageId: '0102018c-ses', commonHeaders: { messageId: draft.messageId } },
     };
     const raw = [
@@ -180,6 +186,11 @@ describe('a bounce of a reply the agent sent', () => {
     const stored = await h.runtime.db.message.findUniqueOrThrow({ where: { id: result.id } });
     expect(stored.skipDetail).toBe('header section repaired: 2 blank or whitespace-only lines before the headers removed');
     expect(stored.fromAddress).toBe('leading.spaces@customer.example');
-    await waitFor(() => h.runtime.db.draft.count({ where: { threadId: result.threadId! } }), (n) => n === 1, 30_000, 'the reply');
+    await waitFor(
+      () => h.runtime.db.draft.count({ where: { threadId: result.threadId! } }),
+      (n) => n === 1,
+      30_000,
+      'the reply',
+    );
   }, 60_000);
 });

@@ -9,7 +9,23 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 const BIN = path.resolve(import.meta.dirname, '../../bin/support-agent.js');
 const MIGRATIONS = path.resolve(import.meta.dirname, '../../prisma/migrations');
 const migrationCount = async () => (await readdir(MIGRATIONS, { withFileTypes: true })).filter((e) => e.isDirectory()).length;
-const COMMANDS = ['start', 'poll', 'work', 'console', 'replay', 'migrate', 'profile', 'thread', 'why', 'promote', 'facts', 'facts set', 'import', 'link', 'erase'];
+const COMMANDS = [
+  'start',
+  'poll',
+  'work',
+  'console',
+  'replay',
+  'migrate',
+  'profile',
+  'thread',
+  'why',
+  'promote',
+  'facts',
+  'facts set',
+  'import',
+  'link',
+  'erase',
+];
 
 interface Run {
   code: number;
@@ -22,10 +38,15 @@ const COMMAND_TIMEOUT_MS = 150_000;
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env['PATH'] ?? '', HOME: os.tmpdir(), ...env }, timeout: COMMAND_TIMEOUT_MS }, (error, stdout, stderr) => {
-      const code = error && typeof error.code === 'number' ? error.code : error ? 1 : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env['PATH'] ?? '', HOME: os.tmpdir(), ...env }, timeout: COMMAND_TIMEOUT_MS },
+      (error, stdout, stderr) => {
+        const code = error && typeof error.code === 'number' ? error.code : error ? 1 : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -72,23 +93,31 @@ describe('the support-agent command line', { timeout: 2 * COMMAND_TIMEOUT_MS }, 
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('creates the embedded database on an empty DATA_DIR, and a second run is a no-op', async () => {
-    const dataDir = path.join(await tempDir(), 'data');
-    const first = await run(['migrate'], { DATA_DIR: dataDir });
-    expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(new RegExp(`Applied ${await migrationCount()} migration\\(s\\) to .*/pglite`));
-    const second = await run(['migrate'], { DATA_DIR: dataDir });
-    expect(second.stdout).toMatch(/is up to date/);
-  }, 2 * COMMAND_TIMEOUT_MS);
+  it(
+    'creates the embedded database on an empty DATA_DIR, and a second run is a no-op',
+    async () => {
+      const dataDir = path.join(await tempDir(), 'data');
+      const first = await run(['migrate'], { DATA_DIR: dataDir });
+      expect(first.code).toBe(0);
+      expect(first.stdout).toMatch(new RegExp(`Applied ${await migrationCount()} migration\\(s\\) to .*/pglite`));
+      const second = await run(['migrate'], { DATA_DIR: dataDir });
+      expect(second.stdout).toMatch(/is up to date/);
+    },
+    2 * COMMAND_TIMEOUT_MS,
+  );
 
-  it('migrates PostgreSQL when DATABASE_URL is set, idempotently', async () => {
-    const db: TestDatabase = await createTestDatabase();
-    cleanups.push(() => db.drop());
-    const first = await run(['migrate'], { DATABASE_URL: db.url });
-    expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`Applied ${await migrationCount()} migration(s)`);
-    expect((await run(['migrate'], { DATABASE_URL: db.url })).stdout).toMatch(/is up to date/);
-  }, 2 * COMMAND_TIMEOUT_MS);
+  it(
+    'migrates PostgreSQL when DATABASE_URL is set, idempotently',
+    async () => {
+      const db: TestDatabase = await createTestDatabase();
+      cleanups.push(() => db.drop());
+      const first = await run(['migrate'], { DATABASE_URL: db.url });
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain(`Applied ${await migrationCount()} migration(s)`);
+      expect((await run(['migrate'], { DATABASE_URL: db.url })).stdout).toMatch(/is up to date/);
+    },
+    2 * COMMAND_TIMEOUT_MS,
+  );
 
   it('explains a bad replay path instead of crashing', async () => {
     const result = await run(['replay', '/no/such/folder'], { DATA_DIR: await tempDir() });
@@ -104,49 +133,70 @@ describe('the support-agent command line', { timeout: 2 * COMMAND_TIMEOUT_MS }, 
 });
 
 describe('the operator commands', () => {
-  it('import, facts set, profile, why, link and erase work on the configured database', async () => {
-    const db: TestDatabase = await createTestDatabase();
-    cleanups.push(() => db.drop());
-    const dir = await tempDir();
-    const { writeFile } = await import('node:fs/promises');
-    await writeFile(path.join(dir, 'crm.csv'), 'email,account_tier\nalice@example.com,premium\n');
-    const env = { DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_PREFIX: `cli-${Date.now()}` };
+  it(
+    'import, facts set, profile, why, link and erase work on the configured database',
+    async () => {
+      const db: TestDatabase = await createTestDatabase();
+      cleanups.push(() => db.drop());
+      const dir = await tempDir();
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(path.join(dir, 'crm.csv'), 'email,account_tier\nalice@example.com,premium\n');
+      const env = { DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_PREFIX: `cli-${Date.now()}` };
 
-    expect((await run(['import', path.join(dir, 'crm.csv')], env)).stdout).toMatch(/Imported 1 fact\(s\) for 1 customer\(s\)/);
-    expect((await run(['facts', 'set', 'alice@example.com', 'preferred_contact_time', 'evenings'], env)).stdout).toMatch(/Set preferred_contact_time for e_/);
-    expect((await run(['link', 'alice.private@gmail.com', 'alice@example.com'], env)).stdout).toMatch(/alice\.private@gmail\.com now belongs to e_/);
+      expect((await run(['import', path.join(dir, 'crm.csv')], env)).stdout).toMatch(/Imported 1 fact\(s\) for 1 customer\(s\)/);
+      expect((await run(['facts', 'set', 'alice@example.com', 'preferred_contact_time', 'evenings'], env)).stdout).toMatch(
+        /Set preferred_contact_time for e_/,
+      );
+      expect((await run(['link', 'alice.private@gmail.com', 'alice@example.com'], env)).stdout).toMatch(
+        /alice\.private@gmail\.com now belongs to e_/,
+      );
 
-    const profile = JSON.parse((await run(['profile', 'alice.private@gmail.com'], env)).stdout) as Record<string, unknown>;
-    expect(profile).toMatchObject({ account_tier: 'premium', preferred_contact_time: 'evenings', addresses: ['alice.private@gmail.com', 'alice@example.com'] });
+      const profile = JSON.parse((await run(['profile', 'alice.private@gmail.com'], env)).stdout) as Record<string, unknown>;
+      expect(profile).toMatchObject({
+        account_tier: 'premium',
+        preferred_contact_time: 'evenings',
+        addresses: ['alice.private@gmail.com', 'alice@example.com'],
+      });
 
-    const why = await run(['why', 'alice@example.com', 'account_tier'], env);
-    expect(why.stdout).toMatch(/ACCEPTED {2}account_tier = "premium"/);
-    expect(why.stdout).toMatch(/rule: trusted-import/);
+      const why = await run(['why', 'alice@example.com', 'account_tier'], env);
+      expect(why.stdout).toMatch(/ACCEPTED {2}account_tier = "premium"/);
+      expect(why.stdout).toMatch(/rule: trusted-import/);
 
-    expect((await run(['erase', 'alice@example.com'], env)).code).toBe(2);
-    const erased = await run(['erase', 'alice@example.com', '--yes', '--json'], env);
-    const report = JSON.parse(erased.stdout) as { entityId: string; addresses: number; deleted: Record<string, number>; redis: unknown };
-    expect(report).toMatchObject({ entityId: expect.stringMatching(/^e_/), addresses: 2, deleted: { Entity: 1, EntityAddress: 2, ProfileFact: 2 } });
-    expect(report.redis).toMatchObject({ jobsRemoved: 0 });
-    // Counts only: the erased addresses are not echoed.
-    expect(erased.stdout).not.toMatch(/alice/);
-    const gone = await run(['profile', 'alice@example.com'], env);
-    expect(gone.code).toBe(1);
-    expect(gone.stderr).toMatch(/no customer matches "alice@example\.com"/);
-    await run(['import', path.join(dir, 'crm.csv')], env);
-    const text = await run(['erase', 'alice@example.com', '--yes'], env);
-    expect(text.stdout).toMatch(/^Erased e_\S+ \(1 address\(es\), 0 name\(s\)\)\.\nDeleted rows: .*Entity 1.*\nRedacted in other customers' data: nothing\.\n/);
-    expect(text.stdout).toMatch(/\nRedis: 0 job\(s\) removed, .* key\(s\) scanned\)\.\n$/);
-  }, 6 * COMMAND_TIMEOUT_MS);
+      expect((await run(['erase', 'alice@example.com'], env)).code).toBe(2);
+      const erased = await run(['erase', 'alice@example.com', '--yes', '--json'], env);
+      const report = JSON.parse(erased.stdout) as { entityId: string; addresses: number; deleted: Record<string, number>; redis: unknown };
+      expect(report).toMatchObject({
+        entityId: expect.stringMatching(/^e_/),
+        addresses: 2,
+        deleted: { Entity: 1, EntityAddress: 2, ProfileFact: 2 },
+      });
+      expect(report.redis).toMatchObject({ jobsRemoved: 0 });
+      // Counts only: the erased addresses are not echoed.
+      expect(erased.stdout).not.toMatch(/alice/);
+      const gone = await run(['profile', 'alice@example.com'], env);
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toMatch(/no customer matches "alice@example\.com"/);
+      await run(['import', path.join(dir, 'crm.csv')], env);
+      const text = await run(['erase', 'alice@example.com', '--yes'], env);
+      expect(text.stdout).toMatch(
+        /^Erased e_\S+ \(1 address\(es\), 0 name\(s\)\)\.\nDeleted rows: .*Entity 1.*\nRedacted in other customers' data: nothing\.\n/,
+      );
+      expect(text.stdout).toMatch(/\nRedis: 0 job\(s\) removed, .* key\(s\) scanned\)\.\n$/);
+    },
+    6 * COMMAND_TIMEOUT_MS,
+  );
 
   it('refuses to start with an invalid promotion policy, naming the problem', async () => {
     const dir = await tempDir();
     const { writeFile } = await import('node:fs/promises');
     await writeFile(path.join(dir, 'policy.json'), JSON.stringify({ version: '1', categories: {} }));
-    const result = await run(['replay', path.resolve(import.meta.dirname, '../../fixtures/emails/corpus/001-gmail-invoice-double-charge-with-pdf.eml')], {
-      DATA_DIR: dir,
-      PROMOTION_POLICY_FILE: path.join(dir, 'policy.json'),
-    });
+    const result = await run(
+      ['replay', path.resolve(import.meta.dirname, '../../fixtures/emails/corpus/001-gmail-invoice-double-charge-with-pdf.eml')],
+      {
+        DATA_DIR: dir,
+        PROMOTION_POLICY_FILE: path.join(dir, 'policy.json'),
+      },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/POLICY_INVALID: PROMOTION_POLICY_FILE .*policy\.json: /);
   });

@@ -74,7 +74,7 @@ async function startTlsProxy(tls: { key: Buffer; cert: Buffer }, options: { pres
         answer.pipe(res);
       },
     );
-    forward.on('error', () => res.headersSent ? res.destroy() : res.writeHead(502).end('upstream failed'));
+    forward.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end('upstream failed')));
     req.pipe(forward);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -109,7 +109,11 @@ interface Target {
 let certificate: Buffer;
 let tlsKey: Buffer;
 
-function send(target: Target, pathname: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function send(
+  target: Target,
+  pathname: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   const hostname = target.host.replace(/:\d+$/, '');
   const options: https.RequestOptions = {
     host: '127.0.0.1',
@@ -161,9 +165,23 @@ async function makeCertificate(dir: string): Promise<{ key: Buffer; cert: Buffer
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
   await promisify(execFile)('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', `/CN=${PUBLIC_HOST}`,
-    '-addext', `subjectAltName=DNS:${PUBLIC_HOST},DNS:${EVIL_HOST},IP:127.0.0.1`,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    keyFile,
+    '-out',
+    certFile,
+    '-days',
+    '1',
+    '-subj',
+    `/CN=${PUBLIC_HOST}`,
+    '-addext',
+    `subjectAltName=DNS:${PUBLIC_HOST},DNS:${EVIL_HOST},IP:127.0.0.1`,
   ]);
   return { key: await readFile(keyFile), cert: await readFile(certFile) };
 }
@@ -201,7 +219,12 @@ describe('the review console behind a TLS proxy', () => {
   /** Neither setting: the console as it was before, behind a proxy set up as nginx's default (Host rewritten). */
   let unconfigured: { proxy: TlsProxy; console: RunningConsole };
 
-  const viaProxy = (proxy: TlsProxy, from = OPERATOR_ADDRESS): Target => ({ protocol: 'https:', port: proxy.port, host: `${PUBLIC_HOST}:${proxy.port}`, from });
+  const viaProxy = (proxy: TlsProxy, from = OPERATOR_ADDRESS): Target => ({
+    protocol: 'https:',
+    port: proxy.port,
+    host: `${PUBLIC_HOST}:${proxy.port}`,
+    from,
+  });
   const direct = (server: RunningConsole, from = '127.0.0.1', host?: string): Target => {
     const port = Number(new URL(server.url).port);
     return { protocol: 'http:', port, host: host ?? `127.0.0.1:${port}`, from };
@@ -312,7 +335,7 @@ describe('the review console behind a TLS proxy', () => {
     expect(new URL(page.url()).origin).toBe(base);
   }, 60_000);
 
-  it('with a trusted proxy alone, the proxy\'s X-Forwarded-Proto and -Host make the cookies Secure and the Origin match', async () => {
+  it("with a trusted proxy alone, the proxy's X-Forwarded-Proto and -Host make the cookies Secure and the Origin match", async () => {
     const target = viaProxy(withProxyOnly.proxy);
     const origin = `https://${target.host}`;
     const form = await send(target, '/login');
@@ -357,7 +380,9 @@ describe('the review console behind a TLS proxy', () => {
     expect(cookieNamed(plain, 'sa_session')).not.toMatch(/;\s*Secure/i);
     // A forwarded host from an untrusted peer is not even checked; from the proxy it would be refused.
     expect((await send(target, '/login', { headers: { 'x-forwarded-host': EVIL_HOST } })).status).toBe(200);
-    expect((await send(viaProxy(withPublicUrl.proxy), '/login', { headers: { host: `${EVIL_HOST}:${withPublicUrl.proxy.port}` } })).status).toBe(421);
+    expect(
+      (await send(viaProxy(withPublicUrl.proxy), '/login', { headers: { host: `${EVIL_HOST}:${withPublicUrl.proxy.port}` } })).status,
+    ).toBe(421);
   });
 
   it('a DNS-rebinding page gets 421 before any session is looked at, in Chromium and over plain HTTP', async () => {
@@ -380,7 +405,13 @@ describe('the review console behind a TLS proxy', () => {
     const login = await attemptLogin(direct(server), PASSWORD);
     const cookie = cookieNamed(login, 'sa_session')!.split(';')[0]!;
     expect((await send(direct(server), '/drafts', { headers: { cookie } })).status).toBe(200);
-    for (const host of [EVIL_HOST, `${EVIL_HOST}:${port}`, `127.0.0.1.${EVIL_HOST}:${port}`, `EVIL.example.`, `localhost:${port}@${EVIL_HOST}`]) {
+    for (const host of [
+      EVIL_HOST,
+      `${EVIL_HOST}:${port}`,
+      `127.0.0.1.${EVIL_HOST}:${port}`,
+      `EVIL.example.`,
+      `localhost:${port}@${EVIL_HOST}`,
+    ]) {
       const answer = await send(direct(server, '127.0.0.1', host), '/drafts', { headers: { cookie } });
       // @hono/node-server itself answers 400 to a Host with user info, before the console sees it.
       expect(host.includes('@') ? [400] : [421], host).toContain(answer.status);
@@ -402,7 +433,9 @@ describe('the review console behind a TLS proxy', () => {
         socket.on('error', reject);
       });
     expect(await raw('GET /login HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 421 /);
-    expect(await raw(`GET http://${EVIL_HOST}/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 421 /);
+    expect(await raw(`GET http://${EVIL_HOST}/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`)).toMatch(
+      /^HTTP\/1\.1 421 /,
+    );
     expect(await raw(`GET /login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
   });
 
@@ -432,7 +465,8 @@ describe('the review console behind a TLS proxy', () => {
     const server = unconfigured.console;
     const attacker = direct(server, ATTACKER_ADDRESS);
     const statuses: number[] = [];
-    for (let i = 0; i < 25; i++) statuses.push((await attemptLogin(attacker, `guess-${i}`, { 'x-forwarded-for': `203.0.113.${i}` })).status);
+    for (let i = 0; i < 25; i++)
+      statuses.push((await attemptLogin(attacker, `guess-${i}`, { 'x-forwarded-for': `203.0.113.${i}` })).status);
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses.at(-1)).toBe(429);
     expect((await attemptLogin(direct(server, OPERATOR_ADDRESS), PASSWORD)).status).toBe(303);

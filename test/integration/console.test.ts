@@ -94,7 +94,10 @@ async function fetchLogin(baseUrl: string, password = PASSWORD): Promise<{ cooki
     headers: { cookie: loginCookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ password, _login: token }),
   });
-  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('sa_session='))?.split(';')[0];
+  const cookie = login.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('sa_session='))
+    ?.split(';')[0];
   if (!cookie) throw new Error(`login failed with status ${login.status}`);
   const page = await (await fetch(`${baseUrl}/drafts`, { headers: { cookie } })).text();
   return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]! };
@@ -169,7 +172,10 @@ describe('the review console', () => {
       return {
         kind: 'json',
         content: {
-          reply: { body: script.body ?? `Hello, thanks for writing about ${token}. We are looking into it.`, needsHuman: script.needsHuman ?? false },
+          reply: {
+            body: script.body ?? `Hello, thanks for writing about ${token}. We are looking into it.`,
+            needsHuman: script.needsHuman ?? false,
+          },
           summary: script.summary ?? `Customer asks about a double charge (${token}).`,
           openItems: script.openItems ?? [`check the invoice for ${token}`],
           currentIntent: 'billing_question',
@@ -277,7 +283,10 @@ describe('the review console', () => {
     expect(sent!.envelope.to).toEqual(['alice@example.net']);
     expect(sent!.text).toContain(`Hello, thanks for writing about ${alice.token}.`);
     expect(sent!.headers.get('in-reply-to')).toBe(alice.messageId);
-    await waitFor('the draft to be recorded as sent', async () => (await runtime.db.draft.findUnique({ where: { id: alice.draft.id } }))?.status === 'sent');
+    await waitFor(
+      'the draft to be recorded as sent',
+      async () => (await runtime.db.draft.findUnique({ where: { id: alice.draft.id } }))?.status === 'sent',
+    );
 
     // A second click from a page loaded before the first approval changes nothing.
     await stale.locator(`#draft-${alice.draft.id}`).getByRole('button', { name: 'Approve and send' }).click();
@@ -290,7 +299,10 @@ describe('the review console', () => {
     expect(await textOf(page.getByRole('status'))).toMatch(/Approved/);
     const all = await sink.waitForMessages(2);
     expect(all[1]!.envelope.to).toEqual(['bob@example.org']);
-    await waitFor('the flagged draft to be sent', async () => (await runtime.db.draft.findUnique({ where: { id: bob.draft.id } }))?.status === 'sent');
+    await waitFor(
+      'the flagged draft to be sent',
+      async () => (await runtime.db.draft.findUnique({ where: { id: bob.draft.id } }))?.status === 'sent',
+    );
     expect(sink.messages.filter((m) => m.messageId === alice.draft.messageId)).toHaveLength(1);
   }, 60_000);
 
@@ -335,8 +347,14 @@ describe('the review console', () => {
     const fay = await customerWrites({ from: 'Fay <fay@example.com>' });
     const gus = await customerWrites({ from: 'Gus <gus@example.com>' });
     // As the reconciler leaves them: a send that lost its outcome, a thread the loop guard handed over.
-    await runtime.db.draft.update({ where: { id: fay.draft.id }, data: { status: 'send_unknown', needsHuman: true, error: 'the send was claimed but its outcome was never recorded' } });
-    await runtime.db.thread.update({ where: { id: gus.threadId }, data: { handoffAt: new Date(), handoffReason: 'suspected mail loop: 3 replies in a row to this address' } });
+    await runtime.db.draft.update({
+      where: { id: fay.draft.id },
+      data: { status: 'send_unknown', needsHuman: true, error: 'the send was claimed but its outcome was never recorded' },
+    });
+    await runtime.db.thread.update({
+      where: { id: gus.threadId },
+      data: { handoffAt: new Date(), handoffReason: 'suspected mail loop: 3 replies in a row to this address' },
+    });
     const before = sink.messages.length;
 
     const page = await operatorPage();
@@ -361,7 +379,10 @@ describe('the review console', () => {
     await page.locator(`#unknown-${gus.draft.id}`).getByRole('button', { name: 'It did not arrive: send again' }).click();
     expect(await textOf(page.getByRole('status'))).toMatch(/Back in the outbox/);
     await sink.waitForMessages(before + 1);
-    await waitFor('the resent draft to be sent', async () => (await runtime.db.draft.findUnique({ where: { id: gus.draft.id } }))?.status === 'sent');
+    await waitFor(
+      'the resent draft to be sent',
+      async () => (await runtime.db.draft.findUnique({ where: { id: gus.draft.id } }))?.status === 'sent',
+    );
     expect(sink.messages.filter((m) => m.messageId === gus.draft.messageId)).toHaveLength(1);
   }, 60_000);
 

@@ -32,7 +32,12 @@ describe('context size', () => {
       const body = `Message ${n}: ${'details '.repeat(n % 7)}still waiting for order ${1000 + n}.`;
       const messageId = `<ctx-${n}@example.com>`;
       const ingested = await h.ingest(
-        customerEmail({ subject: n === 1 ? 'Order status' : 'Re: Order status', body, messageId, ...(parent ? { inReplyTo: parent, references: parent } : {}) }),
+        customerEmail({
+          subject: n === 1 ? 'Order status' : 'Re: Order status',
+          body,
+          messageId,
+          ...(parent ? { inReplyTo: parent, references: parent } : {}),
+        }),
         { enqueue: false },
       );
       threadId ??= ingested.threadId;

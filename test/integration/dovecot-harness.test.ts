@@ -246,10 +246,7 @@ describe('Dovecot lifecycle', () => {
   });
 
   it('runs independent instances side by side and destroy removes process and dir', async () => {
-    const [a, b] = await Promise.all([
-      startDovecot(),
-      startDovecot({ users: [{ user: 'solo@acme.example', password: 'solo-pass' }] }),
-    ]);
+    const [a, b] = await Promise.all([startDovecot(), startDovecot({ users: [{ user: 'solo@acme.example', password: 'solo-pass' }] })]);
     const pidA = Number(readFileSync(`${a.dir}/run/master.pid`, 'utf8'));
     const pidB = Number(readFileSync(`${b.dir}/run/master.pid`, 'utf8'));
     try {

@@ -19,11 +19,17 @@ describe('who is a customer', () => {
       { env: { ENTITY_KEY: 'domain' } },
     );
     const byFile = new Map(report.messages.map((m) => [m.file, m]));
-    expect(byFile.get('012-outlook-desktop-enterprise-upgrade-cc-colleague.eml')!.entityId).toBe(byFile.get('013-outlook-mac-cc-colleague-reply-all.eml')!.entityId);
-    const globex = report.profiles.find((p) => p.entityId === byFile.get('012-outlook-desktop-enterprise-upgrade-cc-colleague.eml')!.entityId)!;
+    expect(byFile.get('012-outlook-desktop-enterprise-upgrade-cc-colleague.eml')!.entityId).toBe(
+      byFile.get('013-outlook-mac-cc-colleague-reply-all.eml')!.entityId,
+    );
+    const globex = report.profiles.find(
+      (p) => p.entityId === byFile.get('012-outlook-desktop-enterprise-upgrade-cc-colleague.eml')!.entityId,
+    )!;
     expect(globex.addresses.every((a) => a.endsWith('@globex.example'))).toBe(true);
     expect(globex.name).toBe('globex.example');
-    expect(byFile.get('007-outlook-web-password-reset.eml')!.entityId).not.toBe(byFile.get('010-yahoo-same-subject-different-customer.eml')!.entityId);
+    expect(byFile.get('007-outlook-web-password-reset.eml')!.entityId).not.toBe(
+      byFile.get('010-yahoo-same-subject-different-customer.eml')!.entityId,
+    );
   });
 
   it('link attaches another address to a customer and merges the profile it had on its own', async () => {

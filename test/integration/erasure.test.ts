@@ -121,11 +121,19 @@ async function redisDump(prefix: string): Promise<string> {
 
 // ---------------------------------------------------------------- the mail
 
-const b64lines = (text: string) => Buffer.from(text).toString('base64').replace(/.{1,76}/g, '$&\r\n').trimEnd();
+const b64lines = (text: string) =>
+  Buffer.from(text)
+    .toString('base64')
+    .replace(/.{1,76}/g, '$&\r\n')
+    .trimEnd();
 const encodedWord = (text: string) => `=?utf-8?B?${Buffer.from(text).toString('base64')}?=`;
 
 function mail(headers: string[], body: string[]): Buffer {
-  return Buffer.from(['To: Acme Support <support@acme.example>', `Date: ${new Date().toUTCString()}`, 'MIME-Version: 1.0', ...headers, '', ...body, ''].join('\r\n'));
+  return Buffer.from(
+    ['To: Acme Support <support@acme.example>', `Date: ${new Date().toUTCString()}`, 'MIME-Version: 1.0', ...headers, '', ...body, ''].join(
+      '\r\n',
+    ),
+  );
 }
 
 const ALICE_1 = mail(
@@ -140,18 +148,28 @@ const ALICE_1 = mail(
     'Content-Type: text/plain; charset=utf-8',
     'Content-Transfer-Encoding: base64',
     '',
-    b64lines('Hello, this is Alice Ace from accounting.\r\nInvoice INV-4711 charges us twice. Please only call me in the evenings.\r\nAlice\r\n'),
+    b64lines(
+      'Hello, this is Alice Ace from accounting.\r\nInvoice INV-4711 charges us twice. Please only call me in the evenings.\r\nAlice\r\n',
+    ),
     '--a1',
     'Content-Type: text/html; charset=utf-8',
     'Content-Transfer-Encoding: base64',
     '',
-    b64lines('<p>Hello, this is Alice&nbsp;Ace from accounting.</p><p>Invoice INV-4711 charges us twice. Please only call me in the evenings.</p><p>Alice</p>'),
+    b64lines(
+      '<p>Hello, this is Alice&nbsp;Ace from accounting.</p><p>Invoice INV-4711 charges us twice. Please only call me in the evenings.</p><p>Alice</p>',
+    ),
     '--a1--',
   ],
 );
 
 const ALICE_2 = mail(
-  ['From: "Alice B. Ace" <A.Ace1987@Gmail.com>', 'Subject: Re: Invoice INV-4711 is wrong', 'Message-ID: <alice-2@gmail.com>', 'In-Reply-To: <alice-1@alicecorp.example>', 'Content-Type: text/plain; charset=utf-8'],
+  [
+    'From: "Alice B. Ace" <A.Ace1987@Gmail.com>',
+    'Subject: Re: Invoice INV-4711 is wrong',
+    'Message-ID: <alice-2@gmail.com>',
+    'In-Reply-To: <alice-1@alicecorp.example>',
+    'Content-Type: text/plain; charset=utf-8',
+  ],
   ['Writing from my private address. Any news on INV-4711?'],
 );
 
@@ -180,19 +198,33 @@ const BOB_1 = mail(
     'Content-Type: text/html; charset=utf-8',
     'Content-Transfer-Encoding: base64',
     '',
-    b64lines('<p>Hi, access request: please add Alice&nbsp;Ace (<a href="mailto:alice%40alicecorp.example">ALICE@ALICECORP.EXAMPLE</a>) to our workspace.</p>'),
+    b64lines(
+      '<p>Hi, access request: please add Alice&nbsp;Ace (<a href="mailto:alice%40alicecorp.example">ALICE@ALICECORP.EXAMPLE</a>) to our workspace.</p>',
+    ),
     '--b1--',
   ],
 );
 
 /** Alice answers in Bob's thread (she was Cc'd): a turn of Bob's thread carries her words. */
 const ALICE_IN_BOBS_THREAD = mail(
-  ['From: Alice Ace <alice@alicecorp.example>', 'Cc: Bob Builder <bob@bobco.example>', 'Subject: Re: Access request', 'Message-ID: <alice-3@alicecorp.example>', 'In-Reply-To: <bob-1@bobco.example>', 'Content-Type: text/plain; charset=utf-8'],
+  [
+    'From: Alice Ace <alice@alicecorp.example>',
+    'Cc: Bob Builder <bob@bobco.example>',
+    'Subject: Re: Access request',
+    'Message-ID: <alice-3@alicecorp.example>',
+    'In-Reply-To: <bob-1@bobco.example>',
+    'Content-Type: text/plain; charset=utf-8',
+  ],
   ['Confirming the access request. My direct line is 555-0199.'],
 );
 
 const CAROL_1 = mail(
-  ['From: Carol Danvers <carol@carolco.example>', 'Subject: Concert tickets and the Annual plan', 'Message-ID: <carol-1@carolco.example>', 'Content-Type: text/plain; charset=utf-8'],
+  [
+    'From: Carol Danvers <carol@carolco.example>',
+    'Subject: Concert tickets and the Annual plan',
+    'Message-ID: <carol-1@carolco.example>',
+    'Content-Type: text/plain; charset=utf-8',
+  ],
   ['We booked the Alice Cooper concert; Alice from our team asks whether the Annual plan covers the ace of spades tour.'],
 );
 
@@ -205,15 +237,41 @@ function answerFor(request: RecordedRequest) {
       return {
         topic: 'adding Alice Ace as a workspace user',
         facts: [
-          { key: 'current_issue', value: 'add Alice Ace', category: 'situation', confidence: 0.8, explicit: true, evidence: 'please add Alice Ace', sourceMessageId: '<bob-1@bobco.example>' },
-          { key: 'sentiment', value: 'happy with Alice Ace', category: 'sentiment', confidence: 0.9, explicit: false, evidence: 'please add Alice Ace', sourceMessageId: '<bob-1@bobco.example>' },
+          {
+            key: 'current_issue',
+            value: 'add Alice Ace',
+            category: 'situation',
+            confidence: 0.8,
+            explicit: true,
+            evidence: 'please add Alice Ace',
+            sourceMessageId: '<bob-1@bobco.example>',
+          },
+          {
+            key: 'sentiment',
+            value: 'happy with Alice Ace',
+            category: 'sentiment',
+            confidence: 0.9,
+            explicit: false,
+            evidence: 'please add Alice Ace',
+            sourceMessageId: '<bob-1@bobco.example>',
+          },
         ],
         commitments: [{ text: 'add ALICE ACE <alice@alicecorp.example> to the workspace by Monday', due: 'Monday' }],
       };
     }
     return {
       topic: 'double charge on INV-4711 for Alice Ace',
-      facts: [{ key: 'preferred_contact_time', value: 'evenings', category: 'preference', confidence: 0.9, explicit: true, evidence: 'Please only call me in the evenings', sourceMessageId: '<alice-1@alicecorp.example>' }],
+      facts: [
+        {
+          key: 'preferred_contact_time',
+          value: 'evenings',
+          category: 'preference',
+          confidence: 0.9,
+          explicit: true,
+          evidence: 'Please only call me in the evenings',
+          sourceMessageId: '<alice-1@alicecorp.example>',
+        },
+      ],
       commitments: [{ text: 'refund the duplicate charge to Alice Ace', due: null }],
     };
   }
@@ -235,7 +293,11 @@ function answerFor(request: RecordedRequest) {
       tags: ['user-management', 'alice-ace'],
     });
   }
-  if (text.includes('concert')) return turnAnswer({ body: 'Hi Carol, the Annual plan covers it.', summary: 'Carol asked whether the Annual plan covers the Alice Cooper concert tour.' });
+  if (text.includes('concert'))
+    return turnAnswer({
+      body: 'Hi Carol, the Annual plan covers it.',
+      summary: 'Carol asked whether the Annual plan covers the Alice Cooper concert tour.',
+    });
   return turnAnswer({ body: 'Dear Alice Ace, we are checking INV-4711.', summary: 'Alice Ace reports a double charge on INV-4711.' });
 }
 
@@ -254,7 +316,13 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     h = await startAgentHarness({ REPLY_MODE: 'draft' });
     h.llm.setFallback((request) => ({ kind: 'json', content: answerFor(request) }));
     const db = h.runtime.db;
-    const draftsIn = (threadId: string) => waitFor(() => db.draft.count({ where: { threadId } }), (n) => n >= 1, 20_000, `a draft in ${threadId}`);
+    const draftsIn = (threadId: string) =>
+      waitFor(
+        () => db.draft.count({ where: { threadId } }),
+        (n) => n >= 1,
+        20_000,
+        `a draft in ${threadId}`,
+      );
 
     const alice = await h.ingest(ALICE_1.toString('latin1'));
     aliceThreadId = alice.threadId!;
@@ -267,7 +335,12 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     await draftsIn(bob.threadId!);
     const reply = await h.ingest(ALICE_IN_BOBS_THREAD.toString('latin1'));
     expect(reply.threadId).toBe(bob.threadId);
-    await waitFor(() => db.draft.count({ where: { threadId: bob.threadId! } }), (n) => n === 2, 20_000, "the reply to Alice in Bob's thread");
+    await waitFor(
+      () => db.draft.count({ where: { threadId: bob.threadId! } }),
+      (n) => n === 2,
+      20_000,
+      "the reply to Alice in Bob's thread",
+    );
     await promoteThread(h.runtime.promotionDeps(), bob.threadId!, 'manual');
     const carol = await h.ingest(CAROL_1.toString('latin1'));
     await draftsIn(carol.threadId!);
@@ -295,7 +368,10 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     connection.disconnect();
 
     // What must survive untouched or merely redacted.
-    before['carolMessage'] = await db.message.findFirstOrThrow({ where: { messageId: '<carol-1@carolco.example>' }, include: { raw: true } });
+    before['carolMessage'] = await db.message.findFirstOrThrow({
+      where: { messageId: '<carol-1@carolco.example>' },
+      include: { raw: true },
+    });
     before['mentionsBefore'] = mentionsOfAlice(await dumpPostgres(h.env['DATABASE_URL']!));
     before['redisBefore'] = mentionsOfAlice(await redisDump(h.prefix));
 
@@ -314,7 +390,7 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     expect(pgDump).toMatch(/COPY public\."MessageRaw"/);
   });
 
-  it('a full pg_dump holds no form of her address or name, decoded every way, nor what she wrote in Bob\'s thread', () => {
+  it("a full pg_dump holds no form of her address or name, decoded every way, nor what she wrote in Bob's thread", () => {
     expect(mentionsOfAlice(pgDump)).toEqual([]);
     expect(decodedViews(pgDump)).not.toContain('555-0199');
   });
@@ -326,9 +402,25 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
   it('reports what it changed, per table, column and Redis kind, without the values', () => {
     expect(report.deleted).toMatchObject({ Entity: 1, EntityAddress: 2, Thread: 1, ProfileFact: 1, Commitment: 1, PromotionRun: 1 });
     expect(report.deleted['Message']).toBeGreaterThanOrEqual(3);
-    for (const column of ['Message.bodyText', 'Message.ccAddresses', 'Message.subject', 'Thread.summary', 'Thread.openItems', 'Thread.tags',
-      'Thread.currentIntent', 'Thread.topic', 'Draft.body', 'Turn.prompt', 'ProfileFact.value', 'PromotionDecision.value', 'PromotionDecision.evidence', 'Commitment.text',
-      'PromotionRun.topic', 'MessageRaw.raw', 'Thread.linkedThreadId']) {
+    for (const column of [
+      'Message.bodyText',
+      'Message.ccAddresses',
+      'Message.subject',
+      'Thread.summary',
+      'Thread.openItems',
+      'Thread.tags',
+      'Thread.currentIntent',
+      'Thread.topic',
+      'Draft.body',
+      'Turn.prompt',
+      'ProfileFact.value',
+      'PromotionDecision.value',
+      'PromotionDecision.evidence',
+      'Commitment.text',
+      'PromotionRun.topic',
+      'MessageRaw.raw',
+      'Thread.linkedThreadId',
+    ]) {
       expect(report.redacted[column], column).toBeGreaterThanOrEqual(1);
     }
     expect(report.replaced).toEqual({ 'Turn.prompt': 1 });
@@ -354,12 +446,21 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
       expect(parsed.email.bodyText).toMatch(/please add \[erased\]/);
       expect(parsed.email.html).toMatch(/please add \[erased\]/);
     }
-    const thread = await db.thread.findUniqueOrThrow({ where: { id: bobThreadId }, include: { drafts: true, turns: true, promotionRuns: true, commitments: true } });
+    const thread = await db.thread.findUniqueOrThrow({
+      where: { id: bobThreadId },
+      include: { drafts: true, turns: true, promotionRuns: true, commitments: true },
+    });
     expect(thread.linkedThreadId).toBeNull();
     // Alice's own turn in Bob's thread answered her with the notes withheld (she is not its
     // customer), so the notes are still those of Bob's turn.
-    expect(thread.summary).toBe('Bob asked to add [erased] (erased@erased.invalid, also erased@erased.invalid) to his workspace; [erased] starts Monday.');
-    expect([thread.currentIntent, thread.tags, thread.openItems]).toEqual(['add_user_[erased]', ['user_management', '[erased]'], ['add [erased] as a user', 'send [erased] an invitation']]);
+    expect(thread.summary).toBe(
+      'Bob asked to add [erased] (erased@erased.invalid, also erased@erased.invalid) to his workspace; [erased] starts Monday.',
+    );
+    expect([thread.currentIntent, thread.tags, thread.openItems]).toEqual([
+      'add_user_[erased]',
+      ['user_management', '[erased]'],
+      ['add [erased] as a user', 'send [erased] an invitation'],
+    ]);
     expect(thread.drafts.map((d) => d.toAddress)).toEqual(['bob@bobco.example']);
     expect(thread.drafts[0]?.body).toMatch(/^Hi Bob, we will add \[erased\]/);
     // The turn that carried her message keeps its row and token counts, not its prompt.
@@ -369,13 +470,22 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     const bob = await findEntity(db, 'bob@bobco.example');
     const facts = await db.profileFact.findMany({ where: { entityId: bob!.id } });
     expect(facts.map((f) => [f.key, f.value])).toEqual([['current_issue', 'add [erased]']]);
-    const bobText = JSON.stringify([message.bodyText, message.extractedText, thread, facts, await db.promotionDecision.findMany({ where: { entityId: bob!.id } })]);
+    const bobText = JSON.stringify([
+      message.bodyText,
+      message.extractedText,
+      thread,
+      facts,
+      await db.promotionDecision.findMany({ where: { entityId: bob!.id } }),
+    ]);
     expect(bobText).not.toMatch(/\balice\b/i);
     expect(Buffer.from(message.raw!.raw).toString('latin1')).not.toMatch(/\balice\b/i);
   });
 
   it("Carol's mail, which names another Alice, is left exactly as it was", async () => {
-    const carol = await h.runtime.db.message.findFirstOrThrow({ where: { messageId: '<carol-1@carolco.example>' }, include: { raw: true } });
+    const carol = await h.runtime.db.message.findFirstOrThrow({
+      where: { messageId: '<carol-1@carolco.example>' },
+      include: { raw: true },
+    });
     expect(carol).toEqual(before['carolMessage']);
     expect(carol.bodyText).toMatch(/Alice Cooper concert; Alice from our team/);
   });
@@ -388,7 +498,9 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
 });
 
 async function dumpPostgres(url: string): Promise<string> {
-  const { stdout } = await run('pg_dump', ['--data-only', '--no-owner', '--no-privileges', '--dbname', url], { maxBuffer: 256 * 1024 * 1024 });
+  const { stdout } = await run('pg_dump', ['--data-only', '--no-owner', '--no-privileges', '--dbname', url], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
   return stdout;
 }
 
@@ -413,7 +525,15 @@ describe('erasure on the embedded PGlite database', () => {
     const settings = await ingestSettings(config, db);
     const provider = createProvider(config.llm, silentLogger);
     const now = () => new Date();
-    const turnDeps = { db, sql: database.sql, mailboxId: mailbox.id, provider, settings: turnSettings(config, settings.messageIdSecret, settings.supportAddress), logger: silentLogger, now };
+    const turnDeps = {
+      db,
+      sql: database.sql,
+      mailboxId: mailbox.id,
+      provider,
+      settings: turnSettings(config, settings.messageIdSecret, settings.supportAddress),
+      logger: silentLogger,
+      now,
+    };
     const ingest = (raw: Buffer) => ingestRawMessage({ sql: database.sql, mailbox, settings, logger: silentLogger }, raw, { kind: 'api' });
 
     const alice = await ingest(ALICE_1);
@@ -421,7 +541,15 @@ describe('erasure on the embedded PGlite database', () => {
     await linkAddress(db, 'a.ace1987@gmail.com', alice.entityId!);
     const bob = await ingest(BOB_1);
     await handleThreadTurn(turnDeps, bob.threadId!);
-    const promotion = { db, provider, policy: await loadPolicyFile(config.memory.policyFile), maxActiveFacts: 40, quietAfterMs: 0, logger: silentLogger, now };
+    const promotion = {
+      db,
+      provider,
+      policy: await loadPolicyFile(config.memory.policyFile),
+      maxActiveFacts: 40,
+      quietAfterMs: 0,
+      logger: silentLogger,
+      now,
+    };
     await promoteThread(promotion, bob.threadId!, 'manual');
     await promoteThread(promotion, alice.threadId!, 'manual');
     expect(mentionsOfAlice(await dumpPglite(database)).length).toBeGreaterThan(0);
@@ -444,7 +572,9 @@ async function dumpPglite(database: Database): Promise<string> {
   for (const { tablename } of tables) {
     const rows = await database.sql.query(`SELECT * FROM "${String(tablename)}"`);
     out.push(
-      JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? `\\\\x${Buffer.from(v).toString('hex')}` : v)),
+      JSON.stringify(rows, (_k, v: unknown) =>
+        typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? `\\\\x${Buffer.from(v).toString('hex')}` : v,
+      ),
     );
   }
   return out.join('\n');

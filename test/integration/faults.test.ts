@@ -93,11 +93,7 @@ afterAll(async () => {
 });
 
 function ingest(raw: string) {
-  return ingestRawMessage(
-    runtime.ingestDeps({ logger: silentLogger }),
-    Buffer.from(raw),
-    { kind: 'api' },
-  );
+  return ingestRawMessage(runtime.ingestDeps({ logger: silentLogger }), Buffer.from(raw), { kind: 'api' });
 }
 
 const sentTo = (messageId: string) => smtp.messages.filter((m) => m.headers.get('in-reply-to') === messageId);
@@ -119,44 +115,75 @@ describe('faults', () => {
       return { kind: 'json', content: turnAnswer({ summary: 'Customer asked about order 77.' }) };
     });
     let killed = false;
-    const message = await ingest(customerEmail({ from: 'kim@customer.example', subject: 'Order 77', body: 'Where is order 77? kill-me-mid-turn' }));
+    const message = await ingest(
+      customerEmail({ from: 'kim@customer.example', subject: 'Order 77', body: 'Where is order 77? kill-me-mid-turn' }),
+    );
     await llm.waitForRequests(before + 1, 30_000);
     await first.kill('SIGKILL');
     killed = true;
     release();
 
     const second = spawnAgent('work');
-    await waitFor(() => runtime.db.draft.findMany({ where: { threadId: message.threadId! } }), (d) => d.length === 1 && d[0]!.status === 'sent', 60_000, 'the retried turn to send');
+    await waitFor(
+      () => runtime.db.draft.findMany({ where: { threadId: message.threadId! } }),
+      (d) => d.length === 1 && d[0]!.status === 'sent',
+      60_000,
+      'the retried turn to send',
+    );
     await smtp.waitForMessages(1);
     expect(sentTo(message.messageId)).toHaveLength(1);
     const turns = await runtime.db.turn.findMany({ where: { threadId: message.threadId! } });
     expect(turns.map((t) => t.status)).toEqual(['drafted']);
     const thread = await runtime.db.thread.findUniqueOrThrow({ where: { id: message.threadId! } });
     expect(thread).toMatchObject({ summary: 'Customer asked about order 77.', version: 1 });
-    expect(await runtime.db.message.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: 'replied', turnId: turns[0]!.id });
+    expect(await runtime.db.message.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({
+      status: 'replied',
+      turnId: turns[0]!.id,
+    });
     await stopCleanly(second);
   }, 120_000);
 
   it('Redis losing its data while messages are pending: every turn is rebuilt from PostgreSQL and answered once', async () => {
     llm.setFallback(() => ({ kind: 'json', content: turnAnswer() }));
     const pending = [];
-    for (const n of [1, 2, 3]) pending.push(await ingest(customerEmail({ from: `lost${n}@customer.example`, subject: `Lost ${n}`, body: `Pending message ${n}.` })));
+    for (const n of [1, 2, 3])
+      pending.push(await ingest(customerEmail({ from: `lost${n}@customer.example`, subject: `Lost ${n}`, body: `Pending message ${n}.` })));
     expect(await deleteRedisPrefix(prefix)).toBeGreaterThan(0);
 
     const worker = spawnAgent('work');
     for (const message of pending) {
-      await waitFor(async () => sentTo(message.messageId).length, (n) => n >= 1, 60_000, `the reply to ${message.messageId}`);
+      await waitFor(
+        async () => sentTo(message.messageId).length,
+        (n) => n >= 1,
+        60_000,
+        `the reply to ${message.messageId}`,
+      );
     }
-    await waitFor(() => runtime.db.draft.count({ where: { status: { in: ['queued', 'sending'] } } }), (n) => n === 0, 30_000, 'the outbox to drain');
+    await waitFor(
+      () => runtime.db.draft.count({ where: { status: { in: ['queued', 'sending'] } } }),
+      (n) => n === 0,
+      30_000,
+      'the outbox to drain',
+    );
     for (const message of pending) expect(sentTo(message.messageId)).toHaveLength(1);
     await stopCleanly(worker);
   }, 120_000);
 
   it('PostgreSQL unavailable under the poller: the checkpoint does not pass unsaved mail, and everything arrives once it is back', async () => {
     const poller = spawnAgent('poll', { DATABASE_URL: database.url.replace(':5432/', `:${pgProxy.port}/`) });
-    const a = customerEmail({ from: 'pg-a@customer.example', subject: 'PG A', body: 'Before the outage.', messageId: '<pg-a@customer.example>' });
+    const a = customerEmail({
+      from: 'pg-a@customer.example',
+      subject: 'PG A',
+      body: 'Before the outage.',
+      messageId: '<pg-a@customer.example>',
+    });
     await dovecot.deliver(SUPPORT, a);
-    await waitFor(() => stored('<pg-a@customer.example>'), (n) => n === 1, 60_000, 'mail before the outage');
+    await waitFor(
+      () => stored('<pg-a@customer.example>'),
+      (n) => n === 1,
+      60_000,
+      'mail before the outage',
+    );
     const checkpoint = await waitFor(
       () => runtime.db.mailboxCheckpoint.findFirst({ where: { folder: 'INBOX' } }),
       (c) => c !== null && c.lastUid > 0,
@@ -165,13 +192,25 @@ describe('faults', () => {
     );
 
     pgProxy.cut();
-    await dovecot.deliver(SUPPORT, customerEmail({ from: 'pg-b@customer.example', subject: 'PG B', body: 'During the outage.', messageId: '<pg-b@customer.example>' }));
-    await dovecot.deliver(SUPPORT, customerEmail({ from: 'pg-c@customer.example', subject: 'PG C', body: 'Also during.', messageId: '<pg-c@customer.example>' }));
+    await dovecot.deliver(
+      SUPPORT,
+      customerEmail({ from: 'pg-b@customer.example', subject: 'PG B', body: 'During the outage.', messageId: '<pg-b@customer.example>' }),
+    );
+    await dovecot.deliver(
+      SUPPORT,
+      customerEmail({ from: 'pg-c@customer.example', subject: 'PG C', body: 'Also during.', messageId: '<pg-c@customer.example>' }),
+    );
     await poller.waitForLog(/IMAP session failed/, 60_000);
     expect((await runtime.db.mailboxCheckpoint.findFirstOrThrow({ where: { folder: 'INBOX' } })).lastUid).toBe(checkpoint!.lastUid);
 
     pgProxy.restore();
-    for (const id of ['<pg-b@customer.example>', '<pg-c@customer.example>']) await waitFor(() => stored(id), (n) => n === 1, 60_000, `${id} after the outage`);
+    for (const id of ['<pg-b@customer.example>', '<pg-c@customer.example>'])
+      await waitFor(
+        () => stored(id),
+        (n) => n === 1,
+        60_000,
+        `${id} after the outage`,
+      );
     // The checkpoint moves once the fetched messages are stored; wait for it to pass both.
     await waitFor(
       () => runtime.db.mailboxCheckpoint.findFirstOrThrow({ where: { folder: 'INBOX' } }),
@@ -179,7 +218,9 @@ describe('faults', () => {
       30_000,
       'the checkpoint to pass both messages',
     );
-    expect(await runtime.db.message.count({ where: { messageId: { in: ['<pg-b@customer.example>', '<pg-c@customer.example>'] } } })).toBe(2);
+    expect(await runtime.db.message.count({ where: { messageId: { in: ['<pg-b@customer.example>', '<pg-c@customer.example>'] } } })).toBe(
+      2,
+    );
     await stopCleanly(poller);
   }, 120_000);
 
@@ -189,15 +230,39 @@ describe('faults', () => {
     const before = await runtime.db.message.count({ where: { direction: 'inbound', source: 'imap' } });
     imapProxy.dropAfter(150_000);
     const big = Array.from({ length: 6 }, (_, i) =>
-      customerEmail({ from: `big${i}@customer.example`, subject: `Big ${i}`, body: `Log follows.\n${'x'.repeat(76).concat('\n').repeat(1300)}`, messageId: `<big-${i}@customer.example>` }),
+      customerEmail({
+        from: `big${i}@customer.example`,
+        subject: `Big ${i}`,
+        body: `Log follows.\n${'x'.repeat(76).concat('\n').repeat(1300)}`,
+        messageId: `<big-${i}@customer.example>`,
+      }),
     );
     for (const raw of big) await dovecot.deliver(SUPPORT, raw);
-    for (let i = 0; i < big.length; i++) await waitFor(() => stored(`<big-${i}@customer.example>`), (n) => n === 1, 60_000, `big message ${i}`);
+    for (let i = 0; i < big.length; i++)
+      await waitFor(
+        () => stored(`<big-${i}@customer.example>`),
+        (n) => n === 1,
+        60_000,
+        `big message ${i}`,
+      );
     expect(imapProxy.midTransferDrops).toBe(1);
 
     await dovecot.restart();
-    await dovecot.deliver(SUPPORT, customerEmail({ from: 'restart@customer.example', subject: 'After restart', body: 'Hello again.', messageId: '<after-restart@customer.example>' }));
-    await waitFor(() => stored('<after-restart@customer.example>'), (n) => n === 1, 60_000, 'mail after the server restart');
+    await dovecot.deliver(
+      SUPPORT,
+      customerEmail({
+        from: 'restart@customer.example',
+        subject: 'After restart',
+        body: 'Hello again.',
+        messageId: '<after-restart@customer.example>',
+      }),
+    );
+    await waitFor(
+      () => stored('<after-restart@customer.example>'),
+      (n) => n === 1,
+      60_000,
+      'mail after the server restart',
+    );
     expect(await runtime.db.message.count({ where: { direction: 'inbound', source: 'imap' } })).toBe(before + 7);
     await stopCleanly(poller);
   }, 120_000);
@@ -208,8 +273,21 @@ describe('faults', () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
       const root = `<pair-${i}@customer.example>`;
-      await dovecot.deliver(SUPPORT, customerEmail({ from: `pair${i}@customer.example`, subject: `Pair ${i}`, body: `Question ${i}.`, messageId: root }));
-      await dovecot.deliver(SUPPORT, customerEmail({ from: `pair${i}@customer.example`, subject: `Re: Pair ${i}`, body: `Follow-up ${i}.`, messageId: `<pair-${i}-b@customer.example>`, inReplyTo: root, references: root }));
+      await dovecot.deliver(
+        SUPPORT,
+        customerEmail({ from: `pair${i}@customer.example`, subject: `Pair ${i}`, body: `Question ${i}.`, messageId: root }),
+      );
+      await dovecot.deliver(
+        SUPPORT,
+        customerEmail({
+          from: `pair${i}@customer.example`,
+          subject: `Re: Pair ${i}`,
+          body: `Follow-up ${i}.`,
+          messageId: `<pair-${i}-b@customer.example>`,
+          inReplyTo: root,
+          references: root,
+        }),
+      );
       ids.push(root, `<pair-${i}-b@customer.example>`);
     }
     await waitFor(
@@ -218,7 +296,12 @@ describe('faults', () => {
       90_000,
       'every message to be answered',
     );
-    await waitFor(() => runtime.db.draft.count({ where: { status: { in: ['queued', 'sending'] } } }), (n) => n === 0, 30_000, 'the outbox to drain');
+    await waitFor(
+      () => runtime.db.draft.count({ where: { status: { in: ['queued', 'sending'] } } }),
+      (n) => n === 0,
+      30_000,
+      'the outbox to drain',
+    );
     const messages = await runtime.db.message.findMany({ where: { messageId: { in: ids } }, select: { turnId: true, threadId: true } });
     const turnIds = [...new Set(messages.map((m) => m.turnId))];
     const drafts = await runtime.db.draft.findMany({ where: { turnId: { in: turnIds as string[] } } });

@@ -52,7 +52,11 @@ describe('the realistic fixture corpus', () => {
         .filter(([, e]) => e.entity !== null)
         .map(([file]) => [file, addressOf.get(byFile.get(file)?.entityId ?? '') ?? null]),
     );
-    const wanted = Object.fromEntries(Object.entries(expected.messages).filter(([, e]) => e.entity !== null).map(([file, e]) => [file, e.entity]));
+    const wanted = Object.fromEntries(
+      Object.entries(expected.messages)
+        .filter(([, e]) => e.entity !== null)
+        .map(([file, e]) => [file, e.entity]),
+    );
     expect(actual).toEqual(wanted);
   });
 

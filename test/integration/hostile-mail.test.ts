@@ -84,9 +84,14 @@ describe('hostile and broken mail', () => {
   it('is either processed or kept with a reason, as the corpus expects', async () => {
     const expected = expectations.parse(JSON.parse(await readFile(path.join(HOSTILE, 'expected.json'), 'utf8')));
     expect(expected.length).toBeGreaterThanOrEqual(30);
-    const actual = Object.fromEntries(expected.map((e) => [e.file, results.get(e.file) ? `${results.get(e.file)!.outcome}:${results.get(e.file)!.skipReason}` : 'missing']));
+    const actual = Object.fromEntries(
+      expected.map((e) => [e.file, results.get(e.file) ? `${results.get(e.file)!.outcome}:${results.get(e.file)!.skipReason}` : 'missing']),
+    );
     const wanted = Object.fromEntries(
-      expected.map((e) => [e.file, e.expect === 'processed' ? 'processed:null' : e.expect === 'malformed' ? 'skipped:malformed' : `skipped:${e.skipReason}`]),
+      expected.map((e) => [
+        e.file,
+        e.expect === 'processed' ? 'processed:null' : e.expect === 'malformed' ? 'skipped:malformed' : `skipped:${e.skipReason}`,
+      ]),
     );
     expect(actual).toEqual(wanted);
     const kept = await h.runtime.db.message.count({ where: { direction: 'inbound' } });
@@ -104,11 +109,21 @@ describe('hostile and broken mail', () => {
   });
 
   it('answers every processed message without crashing a turn, and never lets an injected header out', async () => {
-    await waitFor(() => h.runtime.db.message.count({ where: { status: { in: ['pending_reply', 'in_turn'] } } }), (n) => n === 0, 120_000, 'every turn to finish');
+    await waitFor(
+      () => h.runtime.db.message.count({ where: { status: { in: ['pending_reply', 'in_turn'] } } }),
+      (n) => n === 0,
+      120_000,
+      'every turn to finish',
+    );
     const turns = await h.runtime.db.turn.findMany({ select: { status: true, error: true } });
     expect(turns.filter((t) => !['drafted', 'needs_human', 'skipped'].includes(t.status))).toEqual([]);
     const queued = await h.runtime.db.draft.count({ where: { status: { in: ['queued', 'sending'] } } });
-    await waitFor(() => h.runtime.db.draft.count({ where: { status: 'sent' } }), (n) => n >= queued, 60_000, 'replies to be sent');
+    await waitFor(
+      () => h.runtime.db.draft.count({ where: { status: 'sent' } }),
+      (n) => n >= queued,
+      60_000,
+      'replies to be sent',
+    );
     const sent = await h.smtp.waitForMessages(await h.runtime.db.draft.count({ where: { status: 'sent' } }));
     expect(sent.length).toBeGreaterThan(20);
 
@@ -124,7 +139,10 @@ describe('hostile and broken mail', () => {
       expect(mail.envelope.to).toHaveLength(1);
     }
     // Each reply goes to the answered message's Reply-To or From, never to an address smuggled in elsewhere.
-    const drafts = await h.runtime.db.draft.findMany({ where: { status: 'sent' }, select: { toAddress: true, inReplyTo: true, turnId: true } });
+    const drafts = await h.runtime.db.draft.findMany({
+      where: { status: 'sent' },
+      select: { toAddress: true, inReplyTo: true, turnId: true },
+    });
     for (const draft of drafts) {
       const answered = await h.runtime.db.message.findFirstOrThrow({ where: { turnId: draft.turnId }, orderBy: { receivedAt: 'desc' } });
       expect(draft.toAddress).toBe(answered.replyTo ?? answered.fromAddress);
@@ -134,14 +152,21 @@ describe('hostile and broken mail', () => {
   it('keeps a message above MAX_MESSAGE_BYTES unparsed, its first 1 MiB raw, and never answers it', async () => {
     expect(results.get(OVERSIZED)).toMatchObject({ stored: true, outcome: 'skipped', skipReason: 'too-large', replyNeeded: false });
     const row = await h.runtime.db.message.findFirstOrThrow({ where: { id: results.get(OVERSIZED)!.id }, include: { raw: true } });
-    expect(row).toMatchObject({ status: 'skipped', classification: 'too-large', messageId: '<hostile-53@customer.example>', fromAddress: 'alice@customer.example' });
+    expect(row).toMatchObject({
+      status: 'skipped',
+      classification: 'too-large',
+      messageId: '<hostile-53@customer.example>',
+      fromAddress: 'alice@customer.example',
+    });
     expect(row.subject).toMatch(/^Log dump/);
     expect(row.skipDetail).toBe(
       `${OVERSIZED_BODY_BYTES.toLocaleString('en-US')} bytes, more than MAX_MESSAGE_BYTES (${DEFAULT_MAX_MESSAGE_BYTES.toLocaleString('en-US')}): ` +
         `not parsed; the first ${TOO_LARGE_KEEP_BYTES.toLocaleString('en-US')} bytes are kept`,
     );
     expect(row.raw!.raw.length).toBe(TOO_LARGE_KEEP_BYTES);
-    expect(Buffer.from(row.raw!.raw).equals((await readFile(path.join(generatedDir, OVERSIZED))).subarray(0, TOO_LARGE_KEEP_BYTES))).toBe(true);
+    expect(Buffer.from(row.raw!.raw).equals((await readFile(path.join(generatedDir, OVERSIZED))).subarray(0, TOO_LARGE_KEEP_BYTES))).toBe(
+      true,
+    );
     expect(row.bodyText).toBe('');
     expect(row.threadId).toBeNull();
     // The same mail again is a duplicate, not a second copy.
@@ -158,12 +183,16 @@ describe('hostile and broken mail', () => {
   });
 
   it('caps every stored new text and body text before any later step reads it', async () => {
-    const rows = await h.runtime.db.message.findMany({ where: { direction: 'inbound' }, select: { messageId: true, bodyText: true, extractedText: true } });
+    const rows = await h.runtime.db.message.findMany({
+      where: { direction: 'inbound' },
+      select: { messageId: true, bodyText: true, extractedText: true },
+    });
     for (const row of rows) {
       expect(row.extractedText.length, row.messageId).toBeLessThanOrEqual(MAX_NEW_TEXT_CHARS + 60);
       expect(row.bodyText.length, row.messageId).toBeLessThanOrEqual(MAX_BODY_TEXT_CHARS + 60);
     }
-    const text = async (file: string) => (await h.runtime.db.message.findFirstOrThrow({ where: { id: results.get(file)!.id } })).extractedText;
+    const text = async (file: string) =>
+      (await h.runtime.db.message.findFirstOrThrow({ where: { id: results.get(file)!.id } })).extractedText;
     // The parser cuts the 3.3 MB of HTML at 2,000,000 characters, inside a closing tag: its "</" is text.
     expect(await text('48-html-nested-300000-deep.eml')).toMatch(/^Deep text: please help me with my invoice\.\n<\/$/);
     expect(await text('50-quote-767kb-many-lines.eml')).toBe('Thanks, that did not help. Can you look again?');
@@ -182,7 +211,9 @@ describe('hostile and broken mail', () => {
 describe('parsing off the main thread', () => {
   it('keeps renewing a Redis lease, as the poller does, while a worker parses the 300,000-deep HTML mail', async () => {
     const pool = sharedParsePool(h.runtime.ingest.parsing ?? DEFAULT_PARSE_SETTINGS, silentLogger) as ParsePool;
-    const deep = (await readFile(path.join(generatedDir, '48-html-nested-300000-deep.eml'))).toString('latin1').replace('<hostile-48@', '<hostile-48-lease@');
+    const deep = (await readFile(path.join(generatedDir, '48-html-nested-300000-deep.eml')))
+      .toString('latin1')
+      .replace('<hostile-48@', '<hostile-48-lease@');
     const lease = await tryAcquireLease(h.runtime.redis(), `${h.prefix}:lease-under-parse`, 2_000);
     if (!lease) throw new Error('the test lease is taken');
     let parsing = false;
@@ -217,7 +248,10 @@ describe('parsing off the main thread', () => {
       await lease.release();
     }
     expect(pool.inProcess).toBe(false);
-    expect(result).toMatchObject({ outcome: 'processed', text: expect.stringMatching(/^Deep text: please help me with my invoice\./) as string });
+    expect(result).toMatchObject({
+      outcome: 'processed',
+      text: expect.stringMatching(/^Deep text: please help me with my invoice\./) as string,
+    });
     expect(renewals.filter((r) => r.duringParse).length).toBeGreaterThan(0);
     expect(renewals.every((r) => r.held)).toBe(true);
   });
@@ -252,7 +286,11 @@ describe('ingestion with a message it cannot or will not parse', () => {
   });
 
   it('keeps a message whose parsing never ends raw as malformed, with the reason', async () => {
-    const stuck = new ParsePool({ workers: 1, timeoutMs: 1_000, memoryMb: 128 }, silentLogger, new URL('../support/misbehaving-parse-worker.mjs', import.meta.url));
+    const stuck = new ParsePool(
+      { workers: 1, timeoutMs: 1_000, memoryMb: 128 },
+      silentLogger,
+      new URL('../support/misbehaving-parse-worker.mjs', import.meta.url),
+    );
     try {
       const raw = Buffer.concat([Buffer.from('SPIN'), plain('stuck')]);
       const result = await ingestRawMessage({ ...ingestDeps(), reader: stuck }, raw, { kind: 'api' });

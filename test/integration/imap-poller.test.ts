@@ -30,7 +30,14 @@ beforeAll(async () => {
   });
   h.llm.setFallback(() => ({
     kind: 'json',
-    content: { reply: { body: 'Thanks, we are on it.', needsHuman: false }, summary: 's', openItems: [], currentIntent: 'q', tags: [], resolved: false },
+    content: {
+      reply: { body: 'Thanks, we are on it.', needsHuman: false },
+      summary: 's',
+      openItems: [],
+      currentIntent: 'q',
+      tags: [],
+      resolved: false,
+    },
   }));
 }, 60_000);
 
@@ -44,12 +51,26 @@ const stored = (messageId: string) => h.runtime.db.message.count({ where: { mess
 const inboundCount = () => h.runtime.db.message.count({ where: { direction: 'inbound' } });
 
 async function waitStored(messageId: string, what = messageId): Promise<void> {
-  await waitFor(() => stored(messageId), (n) => n === 1, 30_000, `${what} to be ingested`);
+  await waitFor(
+    () => stored(messageId),
+    (n) => n === 1,
+    30_000,
+    `${what} to be ingested`,
+  );
 }
 
 function mail(n: string, extra: Partial<Parameters<typeof customerEmail>[0]> = {}): { raw: string; id: string } {
   const id = `<imap-${n}@customer.example>`;
-  return { raw: customerEmail({ from: `Customer ${n} <c${n}@customer.example>`, subject: `Question ${n}`, body: `Question number ${n}.`, messageId: id, ...extra }), id };
+  return {
+    raw: customerEmail({
+      from: `Customer ${n} <c${n}@customer.example>`,
+      subject: `Question ${n}`,
+      body: `Question number ${n}.`,
+      messageId: id,
+      ...extra,
+    }),
+    id,
+  };
 }
 
 describe('the IMAP poller', () => {
@@ -63,7 +84,12 @@ describe('the IMAP poller', () => {
     expect(inbox).toHaveLength(1);
     expect(inbox[0]!.flags).not.toContain('\\Seen');
 
-    const drafts = await waitFor(() => dovecot.list(SUPPORT, 'Drafts'), (d) => d.length === 1, 30_000, 'the IMAP draft');
+    const drafts = await waitFor(
+      () => dovecot.list(SUPPORT, 'Drafts'),
+      (d) => d.length === 1,
+      30_000,
+      'the IMAP draft',
+    );
     const raw = drafts[0]!.raw.toString('utf8');
     expect(raw).toMatch(/^In-Reply-To: <imap-1@customer\.example>/m);
     expect(raw).toMatch(/^Subject: Re: Question 1/m);
@@ -146,11 +172,25 @@ describe('the IMAP poller', () => {
     const mailbox = await ensureMailbox(h.runtime.db, `${action}-${address}`);
     const own = new MailboxPoller({
       imap: {
-        host: dovecot.host, port: dovecot.imapPort, secure: false, rejectUnauthorized: true, user: address, password: 'other-pass',
-        folders: ['INBOX'], pollIntervalMs: 2000, idle: true, processedAction: action, processedFolder: 'Processed',
+        host: dovecot.host,
+        port: dovecot.imapPort,
+        secure: false,
+        rejectUnauthorized: true,
+        user: address,
+        password: 'other-pass',
+        folders: ['INBOX'],
+        pollIntervalMs: 2000,
+        idle: true,
+        processedAction: action,
+        processedFolder: 'Processed',
       },
       store: createPollerStore(h.runtime.db, mailbox.id),
-      ingest: ingestFetched({ sql: h.runtime.database.sql, mailbox, settings: { ...h.runtime.ingest, supportAddress: address }, logger: silentLogger }),
+      ingest: ingestFetched({
+        sql: h.runtime.database.sql,
+        mailbox,
+        settings: { ...h.runtime.ingest, supportAddress: address },
+        logger: silentLogger,
+      }),
       logger: silentLogger,
     });
     const message = mail(`${action}-processed`);
@@ -176,7 +216,9 @@ describe('the IMAP poller', () => {
     const mailbox = await ensureMailbox(h.runtime.db, `too-large-${address}`);
     const folder = `Large${Date.now()}`;
     const limit = 2_000_000;
-    const big = mail('too-large', { body: `Here is the whole log.\n${'2025-11-03 10:00:00 worker-7 INFO nothing unusual in this line\n'.repeat(50_000)}` });
+    const big = mail('too-large', {
+      body: `Here is the whole log.\n${'2025-11-03 10:00:00 worker-7 INFO nothing unusual in this line\n'.repeat(50_000)}`,
+    });
     expect(big.raw.length).toBeGreaterThan(limit);
     const after = mail('after-too-large');
     await dovecot.append(address, folder, big.raw);
@@ -186,8 +228,17 @@ describe('the IMAP poller', () => {
     const ingest = ingestFetched({ sql: h.runtime.database.sql, mailbox, settings, logger: silentLogger });
     const own = new MailboxPoller({
       imap: {
-        host: dovecot.host, port: dovecot.imapPort, secure: false, rejectUnauthorized: true, user: address, password: 'other-pass',
-        folders: [folder], pollIntervalMs: 2000, idle: true, processedAction: 'none', processedFolder: 'Processed',
+        host: dovecot.host,
+        port: dovecot.imapPort,
+        secure: false,
+        rejectUnauthorized: true,
+        user: address,
+        password: 'other-pass',
+        folders: [folder],
+        pollIntervalMs: 2000,
+        idle: true,
+        processedAction: 'none',
+        processedFolder: 'Processed',
       },
       store: createPollerStore(h.runtime.db, mailbox.id),
       ingest: (messages: readonly FetchedMessage[], storedUid) => {
@@ -200,8 +251,16 @@ describe('the IMAP poller', () => {
     own.start();
     try {
       await waitStored(after.id, 'the message after the large one');
-      const row = await h.runtime.db.message.findFirstOrThrow({ where: { mailboxId: mailbox.id, subject: 'Question too-large' }, include: { raw: true } });
-      expect(row).toMatchObject({ skipReason: 'too-large', status: 'skipped', fromAddress: 'ctoo-large@customer.example', messageId: big.id });
+      const row = await h.runtime.db.message.findFirstOrThrow({
+        where: { mailboxId: mailbox.id, subject: 'Question too-large' },
+        include: { raw: true },
+      });
+      expect(row).toMatchObject({
+        skipReason: 'too-large',
+        status: 'skipped',
+        fromAddress: 'ctoo-large@customer.example',
+        messageId: big.id,
+      });
       expect(row.skipDetail).toMatch(/more than MAX_MESSAGE_BYTES \(2,000,000\): not parsed; the first 1,048,576 bytes are kept/);
       expect(row.raw?.raw.length).toBe(TOO_LARGE_KEEP_BYTES);
       // The poller handed over only the start of the large message: it never downloaded the rest.
@@ -228,17 +287,36 @@ describe('the IMAP poller', () => {
     expect(seeded).toHaveLength(1);
     const own = new MailboxPoller({
       imap: {
-        host: dovecot.host, port: dovecot.imapPort, secure: false, rejectUnauthorized: true, user: address, password: 'other-pass',
-        folders: [folder], pollIntervalMs: 300, idle: false, processedAction: 'move', processedFolder: 'Processed',
+        host: dovecot.host,
+        port: dovecot.imapPort,
+        secure: false,
+        rejectUnauthorized: true,
+        user: address,
+        password: 'other-pass',
+        folders: [folder],
+        pollIntervalMs: 300,
+        idle: false,
+        processedAction: 'move',
+        processedFolder: 'Processed',
       },
       store: createPollerStore(h.runtime.db, mailbox.id),
-      ingest: ingestFetched({ sql: h.runtime.database.sql, mailbox, settings: { ...h.runtime.ingest, supportAddress: address }, logger: silentLogger }),
+      ingest: ingestFetched({
+        sql: h.runtime.database.sql,
+        mailbox,
+        settings: { ...h.runtime.ingest, supportAddress: address },
+        logger: silentLogger,
+      }),
       logger: silentLogger,
     });
     own.start();
     try {
       // The seed is ingested and moved away, leaving the folder empty for this session.
-      await waitFor(() => dovecot.list(address, folder), (list) => list.length === 0, 30_000, 'the folder to be emptied');
+      await waitFor(
+        () => dovecot.list(address, folder),
+        (list) => list.length === 0,
+        30_000,
+        'the folder to be emptied',
+      );
       const later = mail('after-empty');
       await dovecot.append(address, folder, later.raw);
       await waitStored(later.id);

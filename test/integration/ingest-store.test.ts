@@ -56,7 +56,12 @@ describe.each(backends)('ingestion storage on $name', ({ open }) => {
   });
 
   const ingest = (raw: string | Buffer, d: IngestDeps = deps) =>
-    ingestRawMessage(d, Buffer.isBuffer(raw) ? raw : Buffer.from(raw), { kind: 'api' }, { receivedAt: new Date('2026-11-02T10:00:05Z'), now: new Date('2026-11-02T10:01:00Z') });
+    ingestRawMessage(
+      d,
+      Buffer.isBuffer(raw) ? raw : Buffer.from(raw),
+      { kind: 'api' },
+      { receivedAt: new Date('2026-11-02T10:00:05Z'), now: new Date('2026-11-02T10:01:00Z') },
+    );
 
   it('stores what Prisma reads back unchanged: times in UTC, lists, raw bytes, the thread and its keys', async () => {
     const raw = Buffer.from(
@@ -74,7 +79,10 @@ describe.each(backends)('ingestion storage on $name', ({ open }) => {
     const result = await ingest(raw);
     expect(result).toMatchObject({ outcome: 'processed', stored: true, replyNeeded: true });
 
-    const message = await database.prisma.message.findUniqueOrThrow({ where: { id: result.id }, include: { raw: true, thread: { include: { participants: true } } } });
+    const message = await database.prisma.message.findUniqueOrThrow({
+      where: { id: result.id },
+      include: { raw: true, thread: { include: { participants: true } } },
+    });
     expect(message.sentAt?.toISOString()).toBe('2026-11-02T09:59:58.000Z');
     expect(message.receivedAt.toISOString()).toBe('2026-11-02T10:00:05.000Z');
     expect(message).toMatchObject({
@@ -104,7 +112,12 @@ describe.each(backends)('ingestion storage on $name', ({ open }) => {
   });
 
   it('the same message ingested twice at once is stored once', async () => {
-    const raw = customerEmail({ from: 'twice@example.org', subject: 'Twice', body: 'Only once, please.', messageId: '<store-twice@example.org>' });
+    const raw = customerEmail({
+      from: 'twice@example.org',
+      subject: 'Twice',
+      body: 'Only once, please.',
+      messageId: '<store-twice@example.org>',
+    });
     const results = await Promise.all([ingest(raw), ingest(raw)]);
     expect(results.map((r) => r.stored).sort()).toEqual([false, true]);
     expect(results.find((r) => !r.stored)).toMatchObject({ skipReason: 'duplicate', replyNeeded: false });
@@ -112,8 +125,18 @@ describe.each(backends)('ingestion storage on $name', ({ open }) => {
   });
 
   it('a customer created by another writer between the look-up and the write ends as one customer with both messages', async () => {
-    const first = customerEmail({ from: 'Race <race@example.org>', subject: 'First', body: 'First message.', messageId: '<store-race-1@example.org>' });
-    const second = customerEmail({ from: 'Race <race@example.org>', subject: 'Second', body: 'Second message.', messageId: '<store-race-2@example.org>' });
+    const first = customerEmail({
+      from: 'Race <race@example.org>',
+      subject: 'First',
+      body: 'First message.',
+      messageId: '<store-race-1@example.org>',
+    });
+    const second = customerEmail({
+      from: 'Race <race@example.org>',
+      subject: 'Second',
+      body: 'Second message.',
+      messageId: '<store-race-2@example.org>',
+    });
     let interleaved = false;
     // After the first message's look-up (which finds no customer), the second message is stored in full.
     const racing: SqlExecutor = {
@@ -129,14 +152,23 @@ describe.each(backends)('ingestion storage on $name', ({ open }) => {
     const result = await ingest(first, { ...deps, sql: racing });
     expect(interleaved).toBe(true);
     expect(result).toMatchObject({ stored: true, outcome: 'processed' });
-    const entities = await database.prisma.entity.findMany({ where: { key: 'race@example.org' }, include: { _count: { select: { messages: true } } } });
+    const entities = await database.prisma.entity.findMany({
+      where: { key: 'race@example.org' },
+      include: { _count: { select: { messages: true } } },
+    });
     expect(entities).toHaveLength(1);
     expect(entities[0]!._count.messages).toBe(2);
     expect(result.entityId).toBe(entities[0]!.id);
   });
 
   it('a fetched chunk is stored in order: a colleague’s reply threads onto the message just before it, and each is reported once stored', async () => {
-    const question = customerEmail({ from: 'chunk@example.org', cc: 'chunk-colleague@example.org', subject: 'Chunked', body: 'Question.', messageId: '<store-chunk-1@example.org>' });
+    const question = customerEmail({
+      from: 'chunk@example.org',
+      cc: 'chunk-colleague@example.org',
+      subject: 'Chunked',
+      body: 'Question.',
+      messageId: '<store-chunk-1@example.org>',
+    });
     const reply = customerEmail({
       from: 'chunk-colleague@example.org',
       subject: 'Re: Chunked',
@@ -163,54 +195,83 @@ describe.each(backends)('ingestion storage on $name', ({ open }) => {
 
   it('a chunk that fails part-way has stored every message it reported, and reports none after the failure', async () => {
     const items = ['a', 'b', 'c', 'd'].map((n) => ({
-      raw: Buffer.from(customerEmail({ from: `stop-${n}@example.org`, subject: `Stop ${n}`, body: 'Hello.', messageId: `<store-stop-${n}@example.org>` })),
+      raw: Buffer.from(
+        customerEmail({ from: `stop-${n}@example.org`, subject: `Stop ${n}`, body: 'Hello.', messageId: `<store-stop-${n}@example.org>` }),
+      ),
       source: { kind: 'api' as const },
     }));
     const failing: SqlExecutor = {
       async query(text, params) {
-        if (text.includes('INSERT INTO "Message"') && JSON.stringify(params).includes('<store-stop-c@example.org>')) throw new Error('the database went away');
+        if (text.includes('INSERT INTO "Message"') && JSON.stringify(params).includes('<store-stop-c@example.org>'))
+          throw new Error('the database went away');
         return database.sql.query(text, params);
       },
     };
     const reported: number[] = [];
-    await expect(ingestInOrder({ ...deps, sql: failing }, items, (_r, index) => void reported.push(index))).rejects.toThrow('the database went away');
+    await expect(ingestInOrder({ ...deps, sql: failing }, items, (_r, index) => void reported.push(index))).rejects.toThrow(
+      'the database went away',
+    );
     expect(reported).toEqual([0, 1]);
-    const stored = await database.prisma.message.findMany({ where: { messageId: { startsWith: '<store-stop-' } }, select: { messageId: true } });
+    const stored = await database.prisma.message.findMany({
+      where: { messageId: { startsWith: '<store-stop-' } },
+      select: { messageId: true },
+    });
     expect(stored.map((m) => m.messageId)).toEqual(expect.arrayContaining(['<store-stop-a@example.org>', '<store-stop-b@example.org>']));
     expect(stored.map((m) => m.messageId)).not.toContain('<store-stop-c@example.org>');
   });
 
-  it('stores unrelated customers side by side and related mail in order, with the same outcome as one at a time', { timeout: 10_000 }, async () => {
-    const mails = [
-      customerEmail({ from: 'p1@example.org', subject: 'Printer', body: 'My printer is broken.', messageId: '<side-1@example.org>' }),
-      customerEmail({ from: 'p2@example.org', subject: 'Refund', body: 'Refund please.', messageId: '<side-2@example.org>' }),
-      customerEmail({ from: 'p1@example.org', subject: 'Re: Printer', body: 'Still broken.', messageId: '<side-3@example.org>', inReplyTo: '<side-1@example.org>' }),
-      customerEmail({ from: 'p3@example.org', subject: 'Login', body: 'Cannot log in.', messageId: '<side-4@example.org>' }),
-      customerEmail({ from: 'p2@example.org', subject: 'Refund', body: 'Any news?', messageId: '<side-5@example.org>' }),
-    ];
-    // The first customer's write is held until the second customer's look-up arrives: only a
-    // side-by-side ingester gets there (one storing in sequence would wait forever and time out).
-    let releaseFirstWrite = () => {};
-    const firstWriteHeld = new Promise<void>((resolve) => (releaseFirstWrite = resolve));
-    const counting: SqlExecutor = {
-      async query(text, params) {
-        const body = JSON.stringify(params);
-        if (text.includes('linked AS') && body.includes('p2@example.org')) releaseFirstWrite();
-        if (text.includes('INSERT INTO "Message"') && body.includes('<side-1@example.org>')) await firstWriteHeld;
-        return database.sql.query(text, params);
-      },
-    };
-    const results = await ingestInOrder({ ...deps, sql: counting }, mails.map((raw) => ({ raw: Buffer.from(raw), source: { kind: 'api' as const } })));
-    expect(results.map((r) => r.messageId)).toEqual(['<side-1@example.org>', '<side-2@example.org>', '<side-3@example.org>', '<side-4@example.org>', '<side-5@example.org>']);
-    expect(results[2]!.threadId).toBe(results[0]!.threadId);
-    expect(results[4]!.threadId).toBe(results[1]!.threadId);
-    expect(new Set(results.map((r) => r.threadId)).size).toBe(3);
-    expect(results[2]!.entityId).toBe(results[0]!.entityId);
-  });
+  it(
+    'stores unrelated customers side by side and related mail in order, with the same outcome as one at a time',
+    { timeout: 10_000 },
+    async () => {
+      const mails = [
+        customerEmail({ from: 'p1@example.org', subject: 'Printer', body: 'My printer is broken.', messageId: '<side-1@example.org>' }),
+        customerEmail({ from: 'p2@example.org', subject: 'Refund', body: 'Refund please.', messageId: '<side-2@example.org>' }),
+        customerEmail({
+          from: 'p1@example.org',
+          subject: 'Re: Printer',
+          body: 'Still broken.',
+          messageId: '<side-3@example.org>',
+          inReplyTo: '<side-1@example.org>',
+        }),
+        customerEmail({ from: 'p3@example.org', subject: 'Login', body: 'Cannot log in.', messageId: '<side-4@example.org>' }),
+        customerEmail({ from: 'p2@example.org', subject: 'Refund', body: 'Any news?', messageId: '<side-5@example.org>' }),
+      ];
+      // The first customer's write is held until the second customer's look-up arrives: only a
+      // side-by-side ingester gets there (one storing in sequence would wait forever and time out).
+      let releaseFirstWrite = () => {};
+      const firstWriteHeld = new Promise<void>((resolve) => (releaseFirstWrite = resolve));
+      const counting: SqlExecutor = {
+        async query(text, params) {
+          const body = JSON.stringify(params);
+          if (text.includes('linked AS') && body.includes('p2@example.org')) releaseFirstWrite();
+          if (text.includes('INSERT INTO "Message"') && body.includes('<side-1@example.org>')) await firstWriteHeld;
+          return database.sql.query(text, params);
+        },
+      };
+      const results = await ingestInOrder(
+        { ...deps, sql: counting },
+        mails.map((raw) => ({ raw: Buffer.from(raw), source: { kind: 'api' as const } })),
+      );
+      expect(results.map((r) => r.messageId)).toEqual([
+        '<side-1@example.org>',
+        '<side-2@example.org>',
+        '<side-3@example.org>',
+        '<side-4@example.org>',
+        '<side-5@example.org>',
+      ]);
+      expect(results[2]!.threadId).toBe(results[0]!.threadId);
+      expect(results[4]!.threadId).toBe(results[1]!.threadId);
+      expect(new Set(results.map((r) => r.threadId)).size).toBe(3);
+      expect(results[2]!.entityId).toBe(results[0]!.entityId);
+    },
+  );
 
   it('IMAP UIDs above 2^31 (they are unsigned 32-bit) are stored, and the checkpoint holds them', async () => {
     const uid = 4_000_000_000;
-    const raw = Buffer.from(customerEmail({ from: 'uid@example.org', subject: 'Big UID', body: 'Hello.', messageId: '<store-big-uid@example.org>' }));
+    const raw = Buffer.from(
+      customerEmail({ from: 'uid@example.org', subject: 'Big UID', body: 'Hello.', messageId: '<store-big-uid@example.org>' }),
+    );
     const result = await ingestRawMessage(deps, raw, { kind: 'imap', folder: 'INBOX', uid });
     expect(result.stored).toBe(true);
     expect((await database.prisma.message.findUniqueOrThrow({ where: { id: result.id } })).imapUid).toBe(BigInt(uid));
@@ -219,7 +280,9 @@ describe.each(backends)('ingestion storage on $name', ({ open }) => {
   });
 
   it('a value the database refuses keeps the message raw as malformed, with the reason, instead of failing on every retry', async () => {
-    const raw = Buffer.from(customerEmail({ from: 'refused@example.org', subject: 'Refused', body: 'Hello.', messageId: '<store-refused@example.org>' }));
+    const raw = Buffer.from(
+      customerEmail({ from: 'refused@example.org', subject: 'Refused', body: 'Hello.', messageId: '<store-refused@example.org>' }),
+    );
     const refusing: SqlExecutor = {
       async query(text, params) {
         if (text.includes(`'pending_reply'`) || JSON.stringify(params).includes('pending_reply')) {

@@ -26,7 +26,13 @@ const request: TurnRequest = {
 
 function provider(settings: { timeoutMs?: number; maxRetries?: number; apiKey?: string } = {}, logger = silentLogger) {
   return new OpenAiProvider(
-    { apiKey: settings.apiKey ?? 'sk-test', baseUrl: llm.url, model: 'test-model', timeoutMs: settings.timeoutMs ?? 2000, maxRetries: settings.maxRetries ?? 1 },
+    {
+      apiKey: settings.apiKey ?? 'sk-test',
+      baseUrl: llm.url,
+      model: 'test-model',
+      timeoutMs: settings.timeoutMs ?? 2000,
+      maxRetries: settings.maxRetries ?? 1,
+    },
     logger,
     async () => {},
   );
@@ -52,15 +58,24 @@ describe('the OpenAI-compatible provider (real openai client, scripted server)',
 
   it('gives up with a retryable LLM_UNAVAILABLE error when the server keeps timing out', async () => {
     llm.enqueue({ kind: 'hang' }, { kind: 'hang' });
-    const error = await provider({ timeoutMs: 200, maxRetries: 1 }).messageTurn(request).catch((e: unknown) => e);
+    const error = await provider({ timeoutMs: 200, maxRetries: 1 })
+      .messageTurn(request)
+      .catch((e: unknown) => e);
     expect(isAppError(error, 'LLM_UNAVAILABLE')).toBe(true);
     expect(isAppError(error) && error.retryable).toBe(true);
   });
 
   it('does not retry a request the server rejects (400), and keeps the key out of the error', async () => {
-    llm.enqueue({ kind: 'status', status: 401, body: { error: { message: 'Incorrect API key provided: sk-secret-abcdef123456', type: 'invalid_request_error' } } });
+    llm.enqueue({
+      kind: 'status',
+      status: 401,
+      body: { error: { message: 'Incorrect API key provided: sk-secret-abcdef123456', type: 'invalid_request_error' } },
+    });
     const lines: string[] = [];
-    const error = await provider({ apiKey: 'sk-secret-abcdef123456' }, createLogger('t', { level: 'trace', secrets: ['sk-secret-abcdef123456'], write: (l) => lines.push(l) }))
+    const error = await provider(
+      { apiKey: 'sk-secret-abcdef123456' },
+      createLogger('t', { level: 'trace', secrets: ['sk-secret-abcdef123456'], write: (l) => lines.push(l) }),
+    )
       .messageTurn(request)
       .catch((e: unknown) => e);
     expect(isAppError(error, 'LLM_REJECTED')).toBe(true);
@@ -80,7 +95,8 @@ describe('the OpenAI-compatible provider (real openai client, scripted server)',
 describe('retry delays', () => {
   it('honour Retry-After, capped at a minute, and never retry a client error', async () => {
     const { APIError } = await import('openai');
-    const withHeaders = (status: number, headers: Record<string, string>) => APIError.generate(status, { error: { message: 'x' } }, 'x', new Headers(headers));
+    const withHeaders = (status: number, headers: Record<string, string>) =>
+      APIError.generate(status, { error: { message: 'x' } }, 'x', new Headers(headers));
     expect(retryDelayMs(withHeaders(429, { 'retry-after': '3' }), 0)).toBe(3000);
     expect(retryDelayMs(withHeaders(429, { 'retry-after-ms': '250' }), 0)).toBe(250);
     expect(retryDelayMs(withHeaders(503, { 'retry-after': '3600' }), 0)).toBe(60_000);

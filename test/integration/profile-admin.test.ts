@@ -34,7 +34,11 @@ afterAll(async () => {
 });
 
 async function activeFacts(entityId: string) {
-  return h.runtime.db.profileFact.findMany({ where: { entityId, status: 'active' }, orderBy: { key: 'asc' }, select: { key: true, value: true, origin: true } });
+  return h.runtime.db.profileFact.findMany({
+    where: { entityId, status: 'active' },
+    orderBy: { key: 'asc' },
+    select: { key: true, value: true, origin: true },
+  });
 }
 
 describe('trusted facts', () => {
@@ -45,14 +49,36 @@ describe('trusted facts', () => {
             kind: 'json',
             content: {
               topic: 'upgrade request',
-              facts: [{ key: 'account_tier', value: 'enterprise', category: 'account', confidence: 0.99, explicit: true, evidence: 'upgrade me to enterprise', sourceMessageId: '<tier-1@example.com>' }],
+              facts: [
+                {
+                  key: 'account_tier',
+                  value: 'enterprise',
+                  category: 'account',
+                  confidence: 0.99,
+                  explicit: true,
+                  evidence: 'upgrade me to enterprise',
+                  sourceMessageId: '<tier-1@example.com>',
+                },
+              ],
               commitments: [],
             },
           }
         : { kind: 'json', content: turnAnswer() },
     );
-    const ingested = await h.ingest(customerEmail({ from: 'carol@initech.example', subject: 'Upgrade', body: 'Please upgrade me to enterprise, I was promised it.', messageId: '<tier-1@example.com>' }));
-    await setTrustedFact(h.runtime.db, h.runtime.policy, ingested.entityId!, { key: 'account_tier', value: 'premium', origin: 'operator', actor: 'test' });
+    const ingested = await h.ingest(
+      customerEmail({
+        from: 'carol@initech.example',
+        subject: 'Upgrade',
+        body: 'Please upgrade me to enterprise, I was promised it.',
+        messageId: '<tier-1@example.com>',
+      }),
+    );
+    await setTrustedFact(h.runtime.db, h.runtime.policy, ingested.entityId!, {
+      key: 'account_tier',
+      value: 'premium',
+      origin: 'operator',
+      actor: 'test',
+    });
     const outcome = await promoteThread(h.runtime.promotionDeps(), ingested.threadId!, 'manual');
     expect(outcome).toMatchObject({ kind: 'promoted', accepted: 0, rejected: 1 });
     expect(await activeFacts(ingested.entityId!)).toEqual([{ key: 'account_tier', value: 'premium', origin: 'operator' }]);
@@ -83,7 +109,9 @@ describe('trusted facts', () => {
 
   it('refuses an import with a bad address, naming it', async () => {
     await writeFile(path.join(dir, 'bad.csv'), 'email,plan\nnot-an-address,gold\n');
-    await expect(importFacts(h.runtime.db, h.runtime.policy, { mode: 'address' }, path.join(dir, 'bad.csv'))).rejects.toThrow(/"not-an-address" is not an email address/);
+    await expect(importFacts(h.runtime.db, h.runtime.policy, { mode: 'address' }, path.join(dir, 'bad.csv'))).rejects.toThrow(
+      /"not-an-address" is not an email address/,
+    );
   });
 
   it("a trusted value replaces the key's current one for that customer only, and the trail says what it replaced", async () => {
@@ -91,15 +119,43 @@ describe('trusted facts', () => {
     const dana = (await findEntity(h.runtime.db, 'dana@umbrella.example'))!;
     const before = await h.runtime.db.profileFact.findFirstOrThrow({ where: { entityId: eve.id, key: 'account_tier', status: 'active' } });
     const at = new Date('2026-12-02T10:00:00.000Z');
-    const factId = await setTrustedFact(h.runtime.db, h.runtime.policy, eve.id, { key: 'Account Tier', value: ' gold  plus ', origin: 'operator', actor: 'test' }, at);
-    expect(await h.runtime.db.profileFact.findUniqueOrThrow({ where: { id: before.id } })).toMatchObject({ status: 'superseded', validUntil: at, supersededById: factId });
+    const factId = await setTrustedFact(
+      h.runtime.db,
+      h.runtime.policy,
+      eve.id,
+      { key: 'Account Tier', value: ' gold  plus ', origin: 'operator', actor: 'test' },
+      at,
+    );
+    expect(await h.runtime.db.profileFact.findUniqueOrThrow({ where: { id: before.id } })).toMatchObject({
+      status: 'superseded',
+      validUntil: at,
+      supersededById: factId,
+    });
     expect(await activeFacts(eve.id)).toEqual([{ key: 'account_tier', value: 'gold plus', origin: 'operator' }]);
     expect(await activeFacts(dana.id)).toContainEqual({ key: 'account_tier', value: 'gold', origin: 'import' });
     const decision = await h.runtime.db.promotionDecision.findFirstOrThrow({ where: { factId } });
-    expect(decision).toMatchObject({ origin: 'operator', rule: 'operator-set', accepted: true, reason: 'replaces 1 earlier value(s)', evidence: 'set by test', createdAt: at });
-    const fresh = await setTrustedFact(h.runtime.db, h.runtime.policy, eve.id, { key: 'renewal_month', value: 'march', origin: 'import', actor: 'import x.csv' }, at);
-    expect(await h.runtime.db.promotionDecision.findFirstOrThrow({ where: { factId: fresh } })).toMatchObject({ rule: 'trusted-import', reason: 'set by a trusted source' });
-    await expect(setTrustedFact(h.runtime.db, h.runtime.policy, eve.id, { key: '!!', value: 'x', origin: 'operator', actor: 'test' })).rejects.toThrow(/not a usable fact key/);
+    expect(decision).toMatchObject({
+      origin: 'operator',
+      rule: 'operator-set',
+      accepted: true,
+      reason: 'replaces 1 earlier value(s)',
+      evidence: 'set by test',
+      createdAt: at,
+    });
+    const fresh = await setTrustedFact(
+      h.runtime.db,
+      h.runtime.policy,
+      eve.id,
+      { key: 'renewal_month', value: 'march', origin: 'import', actor: 'import x.csv' },
+      at,
+    );
+    expect(await h.runtime.db.promotionDecision.findFirstOrThrow({ where: { factId: fresh } })).toMatchObject({
+      rule: 'trusted-import',
+      reason: 'set by a trusted source',
+    });
+    await expect(
+      setTrustedFact(h.runtime.db, h.runtime.policy, eve.id, { key: '!!', value: 'x', origin: 'operator', actor: 'test' }),
+    ).rejects.toThrow(/not a usable fact key/);
   });
 
   it('a deleted fact is history, not profile', async () => {
@@ -108,7 +164,10 @@ describe('trusted facts', () => {
     await deleteFact(h.runtime.db, fact.id, 'test');
     expect((await activeFacts(dana!.id)).map((f) => f.key)).not.toContain('plan');
     expect(await h.runtime.db.profileFact.findUniqueOrThrow({ where: { id: fact.id } })).toMatchObject({ status: 'deleted' });
-    expect(await h.runtime.db.promotionDecision.findFirstOrThrow({ where: { factId: fact.id, rule: 'operator-delete' } })).toMatchObject({ accepted: false, reason: 'deleted by test' });
+    expect(await h.runtime.db.promotionDecision.findFirstOrThrow({ where: { factId: fact.id, rule: 'operator-delete' } })).toMatchObject({
+      accepted: false,
+      reason: 'deleted by test',
+    });
     await expect(deleteFact(h.runtime.db, fact.id, 'test')).rejects.toThrow(/no active fact/);
   });
 });
@@ -117,16 +176,67 @@ describe('erasure', () => {
   it('removes everything about a customer from PostgreSQL and Redis, and nothing about anyone else', async () => {
     h.llm.setFallback((request) =>
       request.schemaName === 'thread_promotion'
-        ? { kind: 'json', content: { topic: 'x', facts: [{ key: 'preferred_contact_time', value: 'evenings', category: 'preference', confidence: 0.9, explicit: true, evidence: 'call me in the evenings', sourceMessageId: '<erase-1@example.com>' }], commitments: [] } }
+        ? {
+            kind: 'json',
+            content: {
+              topic: 'x',
+              facts: [
+                {
+                  key: 'preferred_contact_time',
+                  value: 'evenings',
+                  category: 'preference',
+                  confidence: 0.9,
+                  explicit: true,
+                  evidence: 'call me in the evenings',
+                  sourceMessageId: '<erase-1@example.com>',
+                },
+              ],
+              commitments: [],
+            },
+          }
         : { kind: 'json', content: turnAnswer({ summary: 'Frank asked about erasure.' }) },
     );
-    const frank = await h.ingest(customerEmail({ from: 'Frank Zappa <frank@erase.example>', subject: 'Please forget me', body: 'Please call me in the evenings.', messageId: '<erase-1@example.com>' }));
-    await waitFor(() => h.runtime.db.draft.count({ where: { threadId: frank.threadId! } }), (n) => n === 1, 20_000, "Frank's draft");
+    const frank = await h.ingest(
+      customerEmail({
+        from: 'Frank Zappa <frank@erase.example>',
+        subject: 'Please forget me',
+        body: 'Please call me in the evenings.',
+        messageId: '<erase-1@example.com>',
+      }),
+    );
+    await waitFor(
+      () => h.runtime.db.draft.count({ where: { threadId: frank.threadId! } }),
+      (n) => n === 1,
+      20_000,
+      "Frank's draft",
+    );
     await promoteThread(h.runtime.promotionDeps(), frank.threadId!, 'manual');
     // Frank also wrote into someone else's thread as a colleague, and a reply is still pending.
-    const grace = await h.ingest(customerEmail({ from: 'grace@erase.example', cc: 'frank@erase.example', subject: 'Team question', body: 'Grace here.', messageId: '<grace-1@example.com>' }));
-    await waitFor(() => h.runtime.db.draft.count({ where: { threadId: grace.threadId! } }), (n) => n === 1, 20_000, "Grace's draft");
-    await h.ingest(customerEmail({ from: 'frank@erase.example', subject: 'Re: Team question', body: 'Frank adds this.', inReplyTo: '<grace-1@example.com>', messageId: '<erase-2@example.com>' }), { enqueue: false });
+    const grace = await h.ingest(
+      customerEmail({
+        from: 'grace@erase.example',
+        cc: 'frank@erase.example',
+        subject: 'Team question',
+        body: 'Grace here.',
+        messageId: '<grace-1@example.com>',
+      }),
+    );
+    await waitFor(
+      () => h.runtime.db.draft.count({ where: { threadId: grace.threadId! } }),
+      (n) => n === 1,
+      20_000,
+      "Grace's draft",
+    );
+    await h.ingest(
+      customerEmail({
+        from: 'frank@erase.example',
+        subject: 'Re: Team question',
+        body: 'Frank adds this.',
+        inReplyTo: '<grace-1@example.com>',
+        messageId: '<erase-2@example.com>',
+      }),
+      { enqueue: false },
+    );
     await h.runtime.queues().schedulePromotion(frank.threadId!, 'quiet', 3_600_000);
 
     const entity = await findEntity(h.runtime.db, 'frank@erase.example');
@@ -134,14 +244,24 @@ describe('erasure', () => {
     const report = await eraseCustomer(h.runtime.db, h.runtime.queues(), entity!.id);
     expect(report.deleted['Thread']).toBe(1);
 
-    const needles = ['frank@erase.example', 'Frank Zappa', entity!.id, ...threadIds, '<erase-1@example.com>', '<erase-2@example.com>', 'Frank adds this'];
+    const needles = [
+      'frank@erase.example',
+      'Frank Zappa',
+      entity!.id,
+      ...threadIds,
+      '<erase-1@example.com>',
+      '<erase-2@example.com>',
+      'Frank adds this',
+    ];
     const tables = await h.runtime.db.$queryRawUnsafe<Array<{ tablename: string }>>(
       "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'",
     );
     const leftovers: string[] = [];
     for (const { tablename } of tables) {
       const rows = await h.runtime.db.$queryRawUnsafe<unknown[]>(`SELECT * FROM "${tablename}"`);
-      const text = JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v));
+      const text = JSON.stringify(rows, (_k, v: unknown) =>
+        typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v,
+      );
       for (const needle of needles) if (text.includes(needle)) leftovers.push(`${tablename} contains ${needle}`);
     }
     expect(leftovers).toEqual([]);

@@ -19,27 +19,58 @@ const start = new Date('2026-11-02T09:00:00Z');
 const at = (days: number) => new Date(start.getTime() + days * DAY);
 
 const mails: Array<[string, Parameters<typeof customerEmail>[0]]> = [
-  ['01-alice-billing.eml', {
-    from: 'Alice Okafor <alice@example.com>', subject: 'Billing discrepancy on invoice #4471', date: at(0), messageId: '<alice-1@example.com>',
-    body: 'Hi, invoice #4471 charged me twice. I am so frustrated with this!\nPlease only call me in the evenings.\nThanks, Alice',
-  }],
-  ['02-alice-upgrade.eml', {
-    from: 'Alice Okafor <alice@example.com>', subject: 'Re: Billing discrepancy on invoice #4471', date: at(1), messageId: '<alice-2@example.com>',
-    inReplyTo: '<alice-1@example.com>', references: '<alice-1@example.com>',
-    body: 'Also, please upgrade me to enterprise, I was promised it.',
-  }],
-  ['03-bob-login.eml', {
-    from: 'Bob Stone <bob@globex.example>', subject: 'Cannot log in', date: at(2), messageId: '<bob-1@globex.example>',
-    body: 'Hello, my name is Bob Stone and I cannot log in since yesterday. You can reach me on +44 20 7946 0018.',
-  }],
-  ['04-alice-shipping.eml', {
-    from: 'Alice Okafor <alice@example.com>', subject: 'Shipping delay', date: at(8), messageId: '<alice-3@example.com>',
-    body: 'My parcel has not arrived. Actually, please call me in the mornings from now on.',
-  }],
-  ['05-alice-later.eml', {
-    from: 'Alice Okafor <alice@example.com>', subject: 'New question', date: at(20), messageId: '<alice-4@example.com>',
-    body: 'Can I change my delivery address?',
-  }],
+  [
+    '01-alice-billing.eml',
+    {
+      from: 'Alice Okafor <alice@example.com>',
+      subject: 'Billing discrepancy on invoice #4471',
+      date: at(0),
+      messageId: '<alice-1@example.com>',
+      body: 'Hi, invoice #4471 charged me twice. I am so frustrated with this!\nPlease only call me in the evenings.\nThanks, Alice',
+    },
+  ],
+  [
+    '02-alice-upgrade.eml',
+    {
+      from: 'Alice Okafor <alice@example.com>',
+      subject: 'Re: Billing discrepancy on invoice #4471',
+      date: at(1),
+      messageId: '<alice-2@example.com>',
+      inReplyTo: '<alice-1@example.com>',
+      references: '<alice-1@example.com>',
+      body: 'Also, please upgrade me to enterprise, I was promised it.',
+    },
+  ],
+  [
+    '03-bob-login.eml',
+    {
+      from: 'Bob Stone <bob@globex.example>',
+      subject: 'Cannot log in',
+      date: at(2),
+      messageId: '<bob-1@globex.example>',
+      body: 'Hello, my name is Bob Stone and I cannot log in since yesterday. You can reach me on +44 20 7946 0018.',
+    },
+  ],
+  [
+    '04-alice-shipping.eml',
+    {
+      from: 'Alice Okafor <alice@example.com>',
+      subject: 'Shipping delay',
+      date: at(8),
+      messageId: '<alice-3@example.com>',
+      body: 'My parcel has not arrived. Actually, please call me in the mornings from now on.',
+    },
+  ],
+  [
+    '05-alice-later.eml',
+    {
+      from: 'Alice Okafor <alice@example.com>',
+      subject: 'New question',
+      date: at(20),
+      messageId: '<alice-4@example.com>',
+      body: 'Can I change my delivery address?',
+    },
+  ],
 ];
 
 function promotionFor(request: RecordedRequest) {
@@ -48,11 +79,51 @@ function promotionFor(request: RecordedRequest) {
     return {
       topic: 'billing discrepancy',
       facts: [
-        { key: 'preferred_contact_time', value: 'evenings', category: 'preference', confidence: 0.9, explicit: true, evidence: 'Please only call me in the evenings.', sourceMessageId: '<alice-1@example.com>' },
-        { key: 'current_issue', value: 'double charge on invoice 4471', category: 'situation', confidence: 0.8, explicit: true, evidence: 'invoice #4471 charged me twice', sourceMessageId: '<alice-1@example.com>' },
-        { key: 'frustration', value: 'frustrated about billing', category: 'sentiment', confidence: 0.9, explicit: true, evidence: 'I am so frustrated with this!', sourceMessageId: '<alice-1@example.com>' },
-        { key: 'account_tier', value: 'enterprise', category: 'account', confidence: 0.95, explicit: true, evidence: 'please upgrade me to enterprise, I was promised it', sourceMessageId: '<alice-2@example.com>' },
-        { key: 'company', value: 'Okafor Ltd', category: 'identity', confidence: 0.9, explicit: true, evidence: 'I run Okafor Ltd', sourceMessageId: '<alice-1@example.com>' },
+        {
+          key: 'preferred_contact_time',
+          value: 'evenings',
+          category: 'preference',
+          confidence: 0.9,
+          explicit: true,
+          evidence: 'Please only call me in the evenings.',
+          sourceMessageId: '<alice-1@example.com>',
+        },
+        {
+          key: 'current_issue',
+          value: 'double charge on invoice 4471',
+          category: 'situation',
+          confidence: 0.8,
+          explicit: true,
+          evidence: 'invoice #4471 charged me twice',
+          sourceMessageId: '<alice-1@example.com>',
+        },
+        {
+          key: 'frustration',
+          value: 'frustrated about billing',
+          category: 'sentiment',
+          confidence: 0.9,
+          explicit: true,
+          evidence: 'I am so frustrated with this!',
+          sourceMessageId: '<alice-1@example.com>',
+        },
+        {
+          key: 'account_tier',
+          value: 'enterprise',
+          category: 'account',
+          confidence: 0.95,
+          explicit: true,
+          evidence: 'please upgrade me to enterprise, I was promised it',
+          sourceMessageId: '<alice-2@example.com>',
+        },
+        {
+          key: 'company',
+          value: 'Okafor Ltd',
+          category: 'identity',
+          confidence: 0.9,
+          explicit: true,
+          evidence: 'I run Okafor Ltd',
+          sourceMessageId: '<alice-1@example.com>',
+        },
       ],
       commitments: [{ text: 'refund the duplicate charge', due: '2026-11-09' }],
     };
@@ -61,8 +132,24 @@ function promotionFor(request: RecordedRequest) {
     return {
       topic: 'login problem',
       facts: [
-        { key: 'name', value: 'Bob Stone', category: 'identity', confidence: 0.95, explicit: true, evidence: 'my name is Bob Stone', sourceMessageId: '<bob-1@globex.example>' },
-        { key: 'phone', value: '+44 20 7946 0018', category: 'identity', confidence: 0.9, explicit: true, evidence: '+44 20 7946 0018', sourceMessageId: '<bob-1@globex.example>' },
+        {
+          key: 'name',
+          value: 'Bob Stone',
+          category: 'identity',
+          confidence: 0.95,
+          explicit: true,
+          evidence: 'my name is Bob Stone',
+          sourceMessageId: '<bob-1@globex.example>',
+        },
+        {
+          key: 'phone',
+          value: '+44 20 7946 0018',
+          category: 'identity',
+          confidence: 0.9,
+          explicit: true,
+          evidence: '+44 20 7946 0018',
+          sourceMessageId: '<bob-1@globex.example>',
+        },
       ],
       commitments: [],
     };
@@ -71,7 +158,15 @@ function promotionFor(request: RecordedRequest) {
     return {
       topic: 'shipping delay',
       facts: [
-        { key: 'preferred_contact_time', value: 'mornings', category: 'preference', confidence: 0.9, explicit: true, evidence: 'please call me in the mornings from now on', sourceMessageId: '<alice-3@example.com>' },
+        {
+          key: 'preferred_contact_time',
+          value: 'mornings',
+          category: 'preference',
+          confidence: 0.9,
+          explicit: true,
+          evidence: 'please call me in the mornings from now on',
+          sourceMessageId: '<alice-3@example.com>',
+        },
       ],
       commitments: [],
     };
@@ -101,13 +196,22 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'sa-profile-'));
   for (const [file, mail] of mails) await writeFile(path.join(dir, file), customerEmail(mail));
   const config = loadConfig({ LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: llm.url });
-  const provider = new OpenAiProvider({ apiKey: 'sk-test', baseUrl: llm.url, model: 'scripted', timeoutMs: 5000, maxRetries: 0 }, silentLogger);
+  const provider = new OpenAiProvider(
+    { apiKey: 'sk-test', baseUrl: llm.url, model: 'scripted', timeoutMs: 5000, maxRetries: 0 },
+    silentLogger,
+  );
   report = await replayFiles([dir], {
     config,
     provider,
     inspect: async (db) => {
-      decisions = await db.prisma.promotionDecision.findMany({ orderBy: { createdAt: 'asc' }, select: { key: true, value: true, accepted: true, rule: true } });
-      superseded = await db.prisma.profileFact.findMany({ where: { status: { not: 'active' } }, select: { key: true, value: true, status: true, validUntil: true } });
+      decisions = await db.prisma.promotionDecision.findMany({
+        orderBy: { createdAt: 'asc' },
+        select: { key: true, value: true, accepted: true, rule: true },
+      });
+      superseded = await db.prisma.profileFact.findMany({
+        where: { status: { not: 'active' } },
+        select: { key: true, value: true, status: true, validUntil: true },
+      });
     },
   });
 }, 120_000);

@@ -18,11 +18,41 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'replay-failures-'));
   const day = (n: number) => new Date(Date.UTC(2026, 10, 2 + n, 9));
   const mails = [
-    customerEmail({ from: 'ann@customer.example', subject: 'Export', body: 'My export fails.', date: day(0), messageId: '<rf-1@customer.example>' }),
-    customerEmail({ from: 'ben@customer.example', subject: 'Invoice', body: 'Where is my invoice?', date: day(1), messageId: '<rf-2@customer.example>' }),
-    customerEmail({ from: 'cat@customer.example', subject: 'Login', body: 'I cannot log in.', date: day(2), messageId: '<rf-3@customer.example>' }),
-    customerEmail({ from: 'dan@customer.example', subject: 'Hello', body: 'Are you there?', date: day(8), messageId: '<rf-4@customer.example>' }),
-    customerEmail({ from: 'eve@customer.example', subject: 'Again', body: 'Still there?', date: day(9), messageId: '<rf-5@customer.example>' }),
+    customerEmail({
+      from: 'ann@customer.example',
+      subject: 'Export',
+      body: 'My export fails.',
+      date: day(0),
+      messageId: '<rf-1@customer.example>',
+    }),
+    customerEmail({
+      from: 'ben@customer.example',
+      subject: 'Invoice',
+      body: 'Where is my invoice?',
+      date: day(1),
+      messageId: '<rf-2@customer.example>',
+    }),
+    customerEmail({
+      from: 'cat@customer.example',
+      subject: 'Login',
+      body: 'I cannot log in.',
+      date: day(2),
+      messageId: '<rf-3@customer.example>',
+    }),
+    customerEmail({
+      from: 'dan@customer.example',
+      subject: 'Hello',
+      body: 'Are you there?',
+      date: day(8),
+      messageId: '<rf-4@customer.example>',
+    }),
+    customerEmail({
+      from: 'eve@customer.example',
+      subject: 'Again',
+      body: 'Still there?',
+      date: day(9),
+      messageId: '<rf-5@customer.example>',
+    }),
   ];
   await Promise.all(mails.map((raw, i) => writeFile(path.join(dir, `${i + 1}.eml`), raw)));
   llm = await startScriptedLlmServer();
@@ -32,7 +62,13 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const openai = (url: string) => ({ LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-replay-0001', OPENAI_BASE_URL: url, OPENAI_MAX_RETRIES: '0', OPENAI_TIMEOUT: '2s' });
+const openai = (url: string) => ({
+  LLM_PROVIDER: 'openai',
+  OPENAI_API_KEY: 'sk-test-replay-0001',
+  OPENAI_BASE_URL: url,
+  OPENAI_MAX_RETRIES: '0',
+  OPENAI_TIMEOUT: '2s',
+});
 
 describe('a replay always writes its report', () => {
   it('when the model endpoint is unreachable: every turn is handed to a person and recorded, and the breaker stops trying', async () => {

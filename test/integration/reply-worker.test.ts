@@ -27,7 +27,10 @@ async function draftsOf(threadId: string) {
 
 describe('the reply worker', () => {
   it('answers a customer email with one structured message_turn call and sends a correctly threaded reply', async () => {
-    h.llm.enqueue({ kind: 'json', content: turnAnswer({ body: 'Hello Alice,\n\nThank you, we are looking into the duplicate charge.\n\nAcme Support' }) });
+    h.llm.enqueue({
+      kind: 'json',
+      content: turnAnswer({ body: 'Hello Alice,\n\nThank you, we are looking into the duplicate charge.\n\nAcme Support' }),
+    });
     const sentBefore = h.smtp.messages.length;
     const ingested = await h.ingest(
       customerEmail({
@@ -54,7 +57,12 @@ describe('the reply worker', () => {
     expect(sent.messageId).toMatch(/^<sa\.t_[^@]+@acme\.example>$/);
     expect(sent.text).toContain('we are looking into the duplicate charge.');
 
-    const drafts = await waitFor(() => draftsOf(ingested.threadId!), (d) => d[0]?.status === 'sent', 20_000, 'draft marked sent');
+    const drafts = await waitFor(
+      () => draftsOf(ingested.threadId!),
+      (d) => d[0]?.status === 'sent',
+      20_000,
+      'draft marked sent',
+    );
     expect(drafts).toHaveLength(1);
     expect(drafts[0]!.messageId).toBe(sent.messageId);
     const thread = await h.runtime.db.thread.findUniqueOrThrow({ where: { id: ingested.threadId! } });
@@ -67,18 +75,41 @@ describe('the reply worker', () => {
 
   it("threads the customer's reply to the agent's message by its Message-ID", async () => {
     const first = await h.ingest(customerEmail({ subject: 'Password reset', body: 'I cannot log in.' }));
-    const [draft] = await waitFor(() => draftsOf(first.threadId!), (d) => d.length === 1 && d[0]!.status === 'sent', 20_000, 'first reply');
+    const [draft] = await waitFor(
+      () => draftsOf(first.threadId!),
+      (d) => d.length === 1 && d[0]!.status === 'sent',
+      20_000,
+      'first reply',
+    );
     const second = await h.ingest(
-      customerEmail({ subject: 'A completely different subject line', body: 'Still locked out.', inReplyTo: draft!.messageId, references: draft!.messageId }),
+      customerEmail({
+        subject: 'A completely different subject line',
+        body: 'Still locked out.',
+        inReplyTo: draft!.messageId,
+        references: draft!.messageId,
+      }),
     );
     expect(second.threadId).toBe(first.threadId);
-    await waitFor(() => draftsOf(first.threadId!), (d) => d.length === 2, 20_000, 'second reply');
+    await waitFor(
+      () => draftsOf(first.threadId!),
+      (d) => d.length === 2,
+      20_000,
+      'second reply',
+    );
   });
 
   it('repairs an invalid answer once, then hands the turn to a human after a second invalid answer', async () => {
-    h.llm.enqueue({ kind: 'text', content: '{"reply": "not an object"' }, { kind: 'json', content: turnAnswer({ body: 'Repaired answer.' }) });
+    h.llm.enqueue(
+      { kind: 'text', content: '{"reply": "not an object"' },
+      { kind: 'json', content: turnAnswer({ body: 'Repaired answer.' }) },
+    );
     const repaired = await h.ingest(customerEmail({ subject: 'Shipping delay', body: 'Where is my parcel?' }));
-    const [ok] = await waitFor(() => draftsOf(repaired.threadId!), (d) => d.length === 1, 20_000, 'repaired draft');
+    const [ok] = await waitFor(
+      () => draftsOf(repaired.threadId!),
+      (d) => d.length === 1,
+      20_000,
+      'repaired draft',
+    );
     expect(ok!.body).toBe('Repaired answer.');
     expect(h.llm.requests).toHaveLength(2);
     expect(JSON.stringify(h.llm.requests[1]!.body.messages)).toContain('not valid for the message_turn schema');
@@ -87,27 +118,64 @@ describe('the reply worker', () => {
     h.llm.enqueue({ kind: 'text', content: 'no json at all' }, { kind: 'json', content: { reply: { body: 'x' } } });
     const sentBefore = h.smtp.messages.length;
     const failed = await h.ingest(customerEmail({ subject: 'Account question', body: 'Can you change my email?' }));
-    const [human] = await waitFor(() => draftsOf(failed.threadId!), (d) => d.length === 1, 20_000, 'needs-human draft');
+    const [human] = await waitFor(
+      () => draftsOf(failed.threadId!),
+      (d) => d.length === 1,
+      20_000,
+      'needs-human draft',
+    );
     expect(human).toMatchObject({ needsHuman: true, status: 'draft' });
     expect(human!.body).toMatch(/could not draft this reply/);
     expect(h.smtp.messages.slice(sentBefore).some((m) => m.headers.get('in-reply-to') === failed.messageId)).toBe(false);
   });
 
   it('retries a 429 after its Retry-After, then answers', async () => {
-    h.llm.enqueue({ kind: 'status', status: 429, headers: { 'retry-after': '0' } }, { kind: 'json', content: turnAnswer({ body: 'After the 429.' }) });
+    h.llm.enqueue(
+      { kind: 'status', status: 429, headers: { 'retry-after': '0' } },
+      { kind: 'json', content: turnAnswer({ body: 'After the 429.' }) },
+    );
     const limited = await h.ingest(customerEmail({ subject: 'Rate limited', body: 'Hello?' }));
-    const [afterLimit] = await waitFor(() => draftsOf(limited.threadId!), (d) => d.length === 1, 20_000, 'draft after 429');
+    const [afterLimit] = await waitFor(
+      () => draftsOf(limited.threadId!),
+      (d) => d.length === 1,
+      20_000,
+      'draft after 429',
+    );
     expect(afterLimit!.body).toBe('After the 429.');
     expect(h.llm.requests.map((r) => r.schemaName)).toEqual(['message_turn', 'message_turn']);
   });
 
   it('answers a burst in one thread with one turn that covers every waiting message', async () => {
-    const first = await h.ingest(customerEmail({ subject: 'Burst', body: 'First: my order is late.', messageId: '<burst-1@example.com>' }), { enqueue: false });
-    await h.ingest(customerEmail({ subject: 'Re: Burst', body: 'Second: it is order 1234.', messageId: '<burst-2@example.com>', inReplyTo: '<burst-1@example.com>' }), { enqueue: false });
-    await h.ingest(customerEmail({ subject: 'Re: Burst', body: 'Third: please hurry.', messageId: '<burst-3@example.com>', inReplyTo: '<burst-2@example.com>' }), { enqueue: false });
+    const first = await h.ingest(
+      customerEmail({ subject: 'Burst', body: 'First: my order is late.', messageId: '<burst-1@example.com>' }),
+      { enqueue: false },
+    );
+    await h.ingest(
+      customerEmail({
+        subject: 'Re: Burst',
+        body: 'Second: it is order 1234.',
+        messageId: '<burst-2@example.com>',
+        inReplyTo: '<burst-1@example.com>',
+      }),
+      { enqueue: false },
+    );
+    await h.ingest(
+      customerEmail({
+        subject: 'Re: Burst',
+        body: 'Third: please hurry.',
+        messageId: '<burst-3@example.com>',
+        inReplyTo: '<burst-2@example.com>',
+      }),
+      { enqueue: false },
+    );
     await h.runtime.queues().enqueueTurn(first.threadId!);
     await h.runtime.queues().enqueueTurn(first.threadId!);
-    const [draft] = await waitFor(() => draftsOf(first.threadId!), (d) => d.length === 1, 20_000, 'burst draft');
+    const [draft] = await waitFor(
+      () => draftsOf(first.threadId!),
+      (d) => d.length === 1,
+      20_000,
+      'burst draft',
+    );
     expect(h.llm.requests).toHaveLength(1);
     const prompt = userPrompt(h.llm.requests[0]!);
     for (const text of ['First: my order is late.', 'Second: it is order 1234.', 'Third: please hurry.']) expect(prompt).toContain(text);
@@ -123,9 +191,21 @@ describe('the reply worker', () => {
     });
     const first = await h.ingest(customerEmail({ subject: 'Running', body: 'First message.', messageId: '<run-1@example.com>' }));
     await h.llm.waitForRequests(1);
-    await h.ingest(customerEmail({ subject: 'Re: Running', body: 'Arrived mid-turn.', messageId: '<run-2@example.com>', inReplyTo: '<run-1@example.com>' }));
+    await h.ingest(
+      customerEmail({
+        subject: 'Re: Running',
+        body: 'Arrived mid-turn.',
+        messageId: '<run-2@example.com>',
+        inReplyTo: '<run-1@example.com>',
+      }),
+    );
     release();
-    const drafts = await waitFor(() => draftsOf(first.threadId!), (d) => d.length === 2, 20_000, 'two drafts');
+    const drafts = await waitFor(
+      () => draftsOf(first.threadId!),
+      (d) => d.length === 2,
+      20_000,
+      'two drafts',
+    );
     expect(drafts.map((d) => d.inReplyTo)).toEqual(['<run-1@example.com>', '<run-2@example.com>']);
     expect(userPrompt(h.llm.requests[1]!)).toContain('Arrived mid-turn.');
     expect(userPrompt(h.llm.requests[1]!)).not.toContain('First message.');
@@ -143,14 +223,24 @@ describe('the reply worker', () => {
     // Both requests reach the model before either is answered: the turns overlap.
     await h.llm.waitForRequests(2, 15_000);
     release();
-    await waitFor(async () => (await draftsOf(a.threadId!)).length + (await draftsOf(b.threadId!)).length, (n) => n === 2, 20_000, 'both drafts');
+    await waitFor(
+      async () => (await draftsOf(a.threadId!)).length + (await draftsOf(b.threadId!)).length,
+      (n) => n === 2,
+      20_000,
+      'both drafts',
+    );
   });
 
   it('rebuilds lost jobs from PostgreSQL: a pending message without a job is answered after reconcile', async () => {
     const orphan = await h.ingest(customerEmail({ subject: 'Orphan', body: 'Nobody enqueued me.' }), { enqueue: false });
     const report = await h.runtime.pipeline().reconcile();
     expect(report.turns).toBeGreaterThanOrEqual(1);
-    const [draft] = await waitFor(() => draftsOf(orphan.threadId!), (d) => d.length === 1, 20_000, 'reconciled draft');
+    const [draft] = await waitFor(
+      () => draftsOf(orphan.threadId!),
+      (d) => d.length === 1,
+      20_000,
+      'reconciled draft',
+    );
     expect(draft!.inReplyTo).toBe(orphan.messageId);
   });
 

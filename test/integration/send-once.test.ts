@@ -81,12 +81,20 @@ afterAll(async () => {
 function ingest(subject: string) {
   return ingestRawMessage(
     runtime.ingestDeps({ logger: silentLogger }),
-    Buffer.from(customerEmail({ from: `customer-${randomBytes(3).toString('hex')}@example.com`, subject, body: `Question about ${subject}.` })),
+    Buffer.from(
+      customerEmail({ from: `customer-${randomBytes(3).toString('hex')}@example.com`, subject, body: `Question about ${subject}.` }),
+    ),
     { kind: 'api' },
   );
 }
 
-const draftOf = (threadId: string) => waitFor(() => runtime.db.draft.findFirst({ where: { threadId } }), (d) => d !== null, 20_000, 'a draft');
+const draftOf = (threadId: string) =>
+  waitFor(
+    () => runtime.db.draft.findFirst({ where: { threadId } }),
+    (d) => d !== null,
+    20_000,
+    'a draft',
+  );
 const copiesOf = (messageId: string) => smtp.messages.filter((m) => m.messageId === messageId).length;
 
 describe('a reply is sent at most once', () => {
@@ -104,7 +112,12 @@ describe('a reply is sent at most once', () => {
     expect(await sendDraft(runtime.outboxDeps(), draft.id)).toBe('claimed-elsewhere');
 
     hold.release();
-    await waitFor(() => runtime.db.draft.findUniqueOrThrow({ where: { id: draft.id } }), (d) => d.status === 'sent', 20_000, 'sent');
+    await waitFor(
+      () => runtime.db.draft.findUniqueOrThrow({ where: { id: draft.id } }),
+      (d) => d.status === 'sent',
+      20_000,
+      'sent',
+    );
     await runtime.pipeline().reconcile();
     expect(await sendDraft(runtime.outboxDeps(), draft.id)).toBe('already-sent');
     expect(copiesOf(draft.messageId)).toBe(1);
@@ -121,10 +134,20 @@ describe('a reply is sent at most once', () => {
     pgProxy.cut();
     hold.release();
     await smtp.waitForMessages(accepted); // the server has accepted it
-    await waitFor(async () => log.filter((l) => l.includes('could not record a sent reply')).length, (n) => n > warningsBefore, 20_000, 'a failed record');
+    await waitFor(
+      async () => log.filter((l) => l.includes('could not record a sent reply')).length,
+      (n) => n > warningsBefore,
+      20_000,
+      'a failed record',
+    );
     pgProxy.restore();
 
-    await waitFor(() => runtime.db.draft.findUniqueOrThrow({ where: { id: draft.id } }), (d) => d.status === 'sent', 60_000, 'sent after the outage');
+    await waitFor(
+      () => runtime.db.draft.findUniqueOrThrow({ where: { id: draft.id } }),
+      (d) => d.status === 'sent',
+      60_000,
+      'sent after the outage',
+    );
     await runtime.pipeline().reconcile();
     expect(copiesOf(draft.messageId)).toBe(1);
   }, 90_000);
@@ -132,13 +155,27 @@ describe('a reply is sent at most once', () => {
   it('when the claimer died: a copy in the Sent folder settles it as sent, otherwise a person decides', async () => {
     const inSent = await ingest('found in sent');
     const lost = await ingest('lost send');
-    const a = (await waitFor(() => runtime.db.draft.findFirst({ where: { threadId: inSent.threadId! } }), (d) => d?.status === 'sent', 20_000, 'sent'))!;
-    const b = (await waitFor(() => runtime.db.draft.findFirst({ where: { threadId: lost.threadId! } }), (d) => d?.status === 'sent', 20_000, 'sent'))!;
+    const a = (await waitFor(
+      () => runtime.db.draft.findFirst({ where: { threadId: inSent.threadId! } }),
+      (d) => d?.status === 'sent',
+      20_000,
+      'sent',
+    ))!;
+    const b = (await waitFor(
+      () => runtime.db.draft.findFirst({ where: { threadId: lost.threadId! } }),
+      (d) => d?.status === 'sent',
+      20_000,
+      'sent',
+    ))!;
     const before = smtp.messages.length;
     // As a worker that died after claiming leaves them: `sending`, claimed long ago.
     const longAgo = new Date(Date.now() - 3_600_000);
     await runtime.db.draft.updateMany({ where: { id: { in: [a.id, b.id] } }, data: { status: 'sending', sendClaimedAt: longAgo } });
-    await dovecot.append(SUPPORT, 'Sent', [`Message-ID: ${a.messageId}`, `From: ${SUPPORT}`, 'Subject: copy', '', 'the sent copy', ''].join('\r\n'));
+    await dovecot.append(
+      SUPPORT,
+      'Sent',
+      [`Message-ID: ${a.messageId}`, `From: ${SUPPORT}`, 'Subject: copy', '', 'the sent copy', ''].join('\r\n'),
+    );
 
     const report = await runtime.pipeline().reconcile();
     expect(report).toMatchObject({ sendsFoundSent: 1, sendsUnknown: 1, sends: 0 });
@@ -153,7 +190,14 @@ describe('a reply is sent at most once', () => {
   it('holds a send whose connection died after the message may have been handed over', async () => {
     // The message reaches the server, then the connection dies before the server answers.
     const proxy = await startTcpProxy(smtp.port);
-    const sender = createSmtpSender({ host: '127.0.0.1', port: proxy.port, secure: false, rejectUnauthorized: false, user: undefined, password: undefined });
+    const sender = createSmtpSender({
+      host: '127.0.0.1',
+      port: proxy.port,
+      secure: false,
+      rejectUnauthorized: false,
+      user: undefined,
+      password: undefined,
+    });
     try {
       const ingested = await ingestRawMessage(
         runtime.ingestDeps({ logger: silentLogger, pipeline: null }),
@@ -169,7 +213,10 @@ describe('a reply is sent at most once', () => {
       proxy.cut();
       await expect(sending).rejects.toMatchObject({ code: 'SMTP_OUTCOME_UNKNOWN' });
       hold.release();
-      expect(await runtime.db.draft.findUniqueOrThrow({ where: { id: draftId } })).toMatchObject({ status: 'send_unknown', needsHuman: true });
+      expect(await runtime.db.draft.findUniqueOrThrow({ where: { id: draftId } })).toMatchObject({
+        status: 'send_unknown',
+        needsHuman: true,
+      });
       expect(await sendDraft(runtime.outboxDeps(), draftId)).toBe('claimed-elsewhere');
     } finally {
       sender.close();
@@ -181,13 +228,23 @@ describe('a reply is sent at most once', () => {
     smtp.failNext(1, 451);
     const first = await ingest('temporary refusal');
     const draft = (await draftOf(first.threadId!))!;
-    await waitFor(() => runtime.db.draft.findUniqueOrThrow({ where: { id: draft.id } }), (d) => d.status === 'sent', 30_000, 'sent after the retry');
+    await waitFor(
+      () => runtime.db.draft.findUniqueOrThrow({ where: { id: draft.id } }),
+      (d) => d.status === 'sent',
+      30_000,
+      'sent after the retry',
+    );
     expect(copiesOf(draft.messageId)).toBe(1);
 
     smtp.failNext(1, 550);
     const second = await ingest('permanent refusal');
     const refused = (await draftOf(second.threadId!))!;
-    const failed = await waitFor(() => runtime.db.draft.findUniqueOrThrow({ where: { id: refused.id } }), (d) => d.status === 'failed', 30_000, 'failed');
+    const failed = await waitFor(
+      () => runtime.db.draft.findUniqueOrThrow({ where: { id: refused.id } }),
+      (d) => d.status === 'failed',
+      30_000,
+      'failed',
+    );
     expect(failed.error).toMatch(/550/);
     expect(copiesOf(refused.messageId)).toBe(0);
   }, 60_000);

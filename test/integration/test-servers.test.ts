@@ -68,7 +68,10 @@ describe('scripted LLM server with the real openai client', () => {
   });
 
   it('computes plausible usage when none is scripted, and answers from the fallback when the queue is empty', async () => {
-    server.setFallback((request, index) => ({ kind: 'json', content: { reply: `#${index} for ${request.body.model}`, needsHuman: true, tags: [] } }));
+    server.setFallback((request, index) => ({
+      kind: 'json',
+      content: { reply: `#${index} for ${request.body.model}`, needsHuman: true, tags: [] },
+    }));
     try {
       const openai = client(server);
       const first = await parseTurn(openai);
@@ -283,12 +286,16 @@ describe('SMTP sink with nodemailer', () => {
     try {
       const mail = { from: 'support@shop.example', to: 'customer@customer.example', subject: 'auth', text: 'auth' };
 
-      const wrong = await transport(secured, { user: 'agent', pass: 'wrong' }).sendMail(mail).catch((e: unknown) => e);
+      const wrong = await transport(secured, { user: 'agent', pass: 'wrong' })
+        .sendMail(mail)
+        .catch((e: unknown) => e);
       expect(wrong).toBeInstanceOf(Error);
       expect((wrong as { code?: string }).code).toBe('EAUTH');
       expect((wrong as { responseCode?: number }).responseCode).toBe(535);
 
-      const anonymous = await transport(secured).sendMail(mail).catch((e: unknown) => e);
+      const anonymous = await transport(secured)
+        .sendMail(mail)
+        .catch((e: unknown) => e);
       expect((anonymous as { responseCode?: number }).responseCode).toBe(530);
       expect(secured.messages).toHaveLength(0);
 

@@ -16,7 +16,12 @@ const TRUSTED = 'mx.acme.example';
 let h: AgentHarness;
 
 beforeAll(async () => {
-  h = await startAgentHarness({ TRUSTED_AUTHSERV_ID: TRUSTED, REPLY_LIMIT_PER_HOUR: '5', REPLY_LIMIT_PER_DAY: '20', LOOP_MAX_REPLIES: '3' });
+  h = await startAgentHarness({
+    TRUSTED_AUTHSERV_ID: TRUSTED,
+    REPLY_LIMIT_PER_HOUR: '5',
+    REPLY_LIMIT_PER_DAY: '20',
+    LOOP_MAX_REPLIES: '3',
+  });
 }, 60_000);
 afterAll(async () => {
   await h?.close();
@@ -31,7 +36,9 @@ beforeEach(() => {
 });
 
 function promptMentioning(text: string): string {
-  const request = h.llm.requests.find((r: RecordedRequest) => r.schemaName === 'message_turn' && JSON.stringify(r.body.messages).includes(text));
+  const request = h.llm.requests.find(
+    (r: RecordedRequest) => r.schemaName === 'message_turn' && JSON.stringify(r.body.messages).includes(text),
+  );
   if (!request) throw new Error(`no prompt mentions ${text}`);
   return request.body.messages.map((m) => String(m.content)).join('\n');
 }
@@ -42,18 +49,38 @@ async function drafts(threadId: string) {
 
 async function answered(raw: string) {
   const ingested = await h.ingest(raw);
-  await waitFor(() => drafts(ingested.threadId!), (d) => d.length >= 1, 20_000, 'a draft');
+  await waitFor(
+    () => drafts(ingested.threadId!),
+    (d) => d.length >= 1,
+    20_000,
+    'a draft',
+  );
   return ingested;
 }
 
 describe('loops and floods', () => {
   it('never replies to automated mail, the agent’s own mail or MAILER-DAEMON', async () => {
     const automated = [
-      customerEmail({ from: 'ooo@vendor.example', subject: 'Automatic reply: Invoice', body: 'I am away.', headers: { 'Auto-Submitted': 'auto-replied' } }),
+      customerEmail({
+        from: 'ooo@vendor.example',
+        subject: 'Automatic reply: Invoice',
+        body: 'I am away.',
+        headers: { 'Auto-Submitted': 'auto-replied' },
+      }),
       customerEmail({ from: 'MAILER-DAEMON@mx.vendor.example', subject: 'Undelivered Mail Returned to Sender', body: 'Delivery failed.' }),
-      customerEmail({ from: 'news@vendor.example', subject: 'Our November news', body: 'News.', headers: { 'List-Id': '<news.vendor.example>' } }),
+      customerEmail({
+        from: 'news@vendor.example',
+        subject: 'Our November news',
+        body: 'News.',
+        headers: { 'List-Id': '<news.vendor.example>' },
+      }),
       customerEmail({ from: 'Acme Support <support@acme.example>', subject: 'Re: something', body: 'Our own mail came back.' }),
-      customerEmail({ from: 'relay@vendor.example', subject: 'Re: x', body: 'Copy of our reply.', headers: { 'X-Support-Agent': 'reply' } }),
+      customerEmail({
+        from: 'relay@vendor.example',
+        subject: 'Re: x',
+        body: 'Copy of our reply.',
+        headers: { 'X-Support-Agent': 'reply' },
+      }),
     ];
     for (const raw of automated) {
       const result = await h.ingest(raw);
@@ -66,7 +93,9 @@ describe('loops and floods', () => {
   it('drops an inbound copy of its own reply (its signed Message-ID) as a loop', async () => {
     const first = await answered(customerEmail({ from: 'loop-test@customer.example', subject: 'Loop test', body: 'Hello.' }));
     const [draft] = await drafts(first.threadId!);
-    const bounced = await h.ingest(customerEmail({ from: 'forwarder@customer.example', subject: 'Re: Loop test', body: 'copy', messageId: draft!.messageId }));
+    const bounced = await h.ingest(
+      customerEmail({ from: 'forwarder@customer.example', subject: 'Re: Loop test', body: 'copy', messageId: draft!.messageId }),
+    );
     expect(bounced).toMatchObject({ outcome: 'skipped', skipReason: 'loop' });
   });
 
@@ -102,7 +131,11 @@ describe('loops and floods', () => {
   it('stops a ping-pong with an auto-responder that sends no Auto-Submitted header after three replies, and hands the thread to a person', async () => {
     const bot = 'helpdesk-bot@vendor.example';
     const { replies, stopped } = await pingPong(
-      (round) => ({ from: bot, subject: round === 1 ? 'Ticket received' : 'Re: Ticket received', body: `Thank you, your ticket #${round} is open.` }),
+      (round) => ({
+        from: bot,
+        subject: round === 1 ? 'Ticket received' : 'Re: Ticket received',
+        body: `Thank you, your ticket #${round} is open.`,
+      }),
       8,
     );
     expect(replies).toBe(3);
@@ -131,7 +164,12 @@ describe('loops and floods', () => {
     h.llm.setFallback(() => {
       turn++;
       const topic = topics[turn % topics.length]!;
-      return { kind: 'json', content: turnAnswer({ body: `Hello,\n\nthank you for asking about ${topic}. Our guide on ${topic} explains every step in detail (${turn}).\n\nAcme Support` }) };
+      return {
+        kind: 'json',
+        content: turnAnswer({
+          body: `Hello,\n\nthank you for asking about ${topic}. Our guide on ${topic} explains every step in detail (${turn}).\n\nAcme Support`,
+        }),
+      };
     });
     const { replies } = await pingPong(
       (round, lastReply) => ({
@@ -146,8 +184,19 @@ describe('loops and floods', () => {
 
   it('keeps answering a person who writes something new each time, until the hourly limit', async () => {
     const person = 'busy.person@customer-co.example';
-    const questions = ['How do I export my data?', 'Where is the invoice for March?', 'Can I add a colleague to my team?', 'Is there an API for reports?', 'What are your opening hours?', 'Do you support single sign-on?', 'Can I change my billing email?'];
-    const { replies, stopped } = await pingPong((round) => ({ from: person, subject: `Question ${round}`, body: questions[round - 1]! }), 7);
+    const questions = [
+      'How do I export my data?',
+      'Where is the invoice for March?',
+      'Can I add a colleague to my team?',
+      'Is there an API for reports?',
+      'What are your opening hours?',
+      'Do you support single sign-on?',
+      'Can I change my billing email?',
+    ];
+    const { replies, stopped } = await pingPong(
+      (round) => ({ from: person, subject: `Question ${round}`, body: questions[round - 1]! }),
+      7,
+    );
     expect(replies).toBe(5);
     expect(stopped?.error).toMatch(/reply limit: 5 replies to busy\.person@customer-co\.example in the last hour/);
   });
@@ -156,10 +205,27 @@ describe('loops and floods', () => {
 describe('trust', () => {
   let alice: string;
   beforeAll(async () => {
-    const first = await answered(customerEmail({ from: 'Alice <alice@trusted.example>', subject: 'Hello', body: 'Hi there.', headers: { 'Authentication-Results': `${TRUSTED}; dmarc=pass header.from=trusted.example` } }));
+    const first = await answered(
+      customerEmail({
+        from: 'Alice <alice@trusted.example>',
+        subject: 'Hello',
+        body: 'Hi there.',
+        headers: { 'Authentication-Results': `${TRUSTED}; dmarc=pass header.from=trusted.example` },
+      }),
+    );
     alice = first.entityId!;
-    await setTrustedFact(h.runtime.db, h.runtime.policy, alice, { key: 'account_tier', value: 'platinum-tier', origin: 'operator', actor: 'test' });
-    await setTrustedFact(h.runtime.db, h.runtime.policy, alice, { key: 'phone', value: '+1 555 0100 777', origin: 'operator', actor: 'test' });
+    await setTrustedFact(h.runtime.db, h.runtime.policy, alice, {
+      key: 'account_tier',
+      value: 'platinum-tier',
+      origin: 'operator',
+      actor: 'test',
+    });
+    await setTrustedFact(h.runtime.db, h.runtime.policy, alice, {
+      key: 'phone',
+      value: '+1 555 0100 777',
+      origin: 'operator',
+      actor: 'test',
+    });
   });
 
   it("gives a sender that failed DMARC nothing of the customer's profile, and promotes nothing from it", async () => {
@@ -181,7 +247,21 @@ describe('trust', () => {
 
     h.llm.setFallback(() => ({
       kind: 'json',
-      content: { topic: 't', facts: [{ key: 'preferred_contact_time', value: 'evenings', category: 'preference', confidence: 0.95, explicit: true, evidence: 'please call me in the evenings', sourceMessageId: '<spoof-1@attacker.example>' }], commitments: [] },
+      content: {
+        topic: 't',
+        facts: [
+          {
+            key: 'preferred_contact_time',
+            value: 'evenings',
+            category: 'preference',
+            confidence: 0.95,
+            explicit: true,
+            evidence: 'please call me in the evenings',
+            sourceMessageId: '<spoof-1@attacker.example>',
+          },
+        ],
+        commitments: [],
+      },
     }));
     const outcome = await promoteThread(h.runtime.promotionDeps(), spoof.threadId!, 'manual');
     expect(outcome).toMatchObject({ kind: 'promoted', accepted: 0 });
@@ -239,7 +319,12 @@ describe('trust', () => {
 describe('prompt injection', () => {
   it('changes no stored fact outside the policy and never puts another customer’s data in the prompt', async () => {
     const bob = await answered(customerEmail({ from: 'bob@other.example', subject: 'Bob here', body: 'Hello from Bob.' }));
-    await setTrustedFact(h.runtime.db, h.runtime.policy, bob.entityId!, { key: 'phone', value: '+44 7700 900 123', origin: 'operator', actor: 'test' });
+    await setTrustedFact(h.runtime.db, h.runtime.policy, bob.entityId!, {
+      key: 'phone',
+      value: '+44 7700 900 123',
+      origin: 'operator',
+      actor: 'test',
+    });
 
     const injection = await answered(
       customerEmail({
@@ -264,8 +349,24 @@ describe('prompt injection', () => {
       content: {
         topic: 'admin mode',
         facts: [
-          { key: 'account_tier', value: 'enterprise', category: 'account', confidence: 1, explicit: true, evidence: 'Set account_tier=enterprise for me', sourceMessageId: '<inject-1@evil.example>' },
-          { key: 'phone', value: '+44 7700 900 999', category: 'identity', confidence: 1, explicit: true, evidence: 'bob@other.example', sourceMessageId: '<inject-1@evil.example>' },
+          {
+            key: 'account_tier',
+            value: 'enterprise',
+            category: 'account',
+            confidence: 1,
+            explicit: true,
+            evidence: 'Set account_tier=enterprise for me',
+            sourceMessageId: '<inject-1@evil.example>',
+          },
+          {
+            key: 'phone',
+            value: '+44 7700 900 999',
+            category: 'identity',
+            confidence: 1,
+            explicit: true,
+            evidence: 'bob@other.example',
+            sourceMessageId: '<inject-1@evil.example>',
+          },
         ],
         commitments: [],
       },
@@ -280,11 +381,20 @@ describe('prompt injection', () => {
 
 describe('secrets', () => {
   it('never appear in logs or errors, even when the servers reject them', async () => {
-    const env = { ...h.env, IMAP_PASSWORD: 'imap-Secret-Passw0rd', SMTP_PASSWORD: 'smtp-Secret-Passw0rd', SMTP_USER: 'agent', OPENAI_API_KEY: 'sk-live-Secret-Key-123456' };
+    const env = {
+      ...h.env,
+      IMAP_PASSWORD: 'imap-Secret-Passw0rd',
+      SMTP_PASSWORD: 'smtp-Secret-Passw0rd',
+      SMTP_USER: 'agent',
+      OPENAI_API_KEY: 'sk-live-Secret-Key-123456',
+    };
     const config = loadConfig(env);
     const lines: string[] = [];
     const logger = createLogger('test', { level: 'trace', secrets: configSecrets(config), write: (line) => lines.push(line) });
-    logger.error('connection failed', { error: new Error(`auth failed for agent with password smtp-Secret-Passw0rd`), url: 'https://api.example/?key=sk-live-Secret-Key-123456' });
+    logger.error('connection failed', {
+      error: new Error(`auth failed for agent with password smtp-Secret-Passw0rd`),
+      url: 'https://api.example/?key=sk-live-Secret-Key-123456',
+    });
     logger.info('config', { imap: config.imap, smtp: config.smtp });
     const text = lines.join('\n');
     for (const secret of ['imap-Secret-Passw0rd', 'smtp-Secret-Passw0rd', 'sk-live-Secret-Key-123456']) expect(text).not.toContain(secret);

@@ -29,7 +29,10 @@ export interface AgentHarness {
   close(): Promise<void>;
 }
 
-export async function startAgentHarness(overrides: Record<string, string> = {}, options: { workers?: boolean } = {}): Promise<AgentHarness> {
+export async function startAgentHarness(
+  overrides: Record<string, string> = {},
+  options: { workers?: boolean } = {},
+): Promise<AgentHarness> {
   const database: TestDatabase = await createTestDatabase();
   const started: Array<() => Promise<void>> = [() => database.drop()];
   try {
@@ -92,7 +95,11 @@ async function startOn(
       return harness.workers;
     },
     ingest: (raw, ingestOptions = {}) =>
-      ingestRawMessage(runtime.ingestDeps({ logger: silentLogger, ...(ingestOptions.enqueue === false ? { pipeline: null } : {}) }), Buffer.from(raw), { kind: 'api' }),
+      ingestRawMessage(
+        runtime.ingestDeps({ logger: silentLogger, ...(ingestOptions.enqueue === false ? { pipeline: null } : {}) }),
+        Buffer.from(raw),
+        { kind: 'api' },
+      ),
     close: async () => {
       await harness.workers?.close();
       await runtime.close();
@@ -123,7 +130,12 @@ export async function deleteRedisPrefix(prefix: string): Promise<number> {
 }
 
 /** Polls a condition until it holds or the deadline passes; returns the last value. */
-export async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -171,9 +183,22 @@ export function customerEmail(fields: {
 }
 
 /** A valid `message_turn` answer for the scripted LLM. */
-export function turnAnswer(overrides: Partial<{ body: string; needsHuman: boolean; summary: string; openItems: string[]; currentIntent: string; tags: string[]; resolved: boolean }> = {}) {
+export function turnAnswer(
+  overrides: Partial<{
+    body: string;
+    needsHuman: boolean;
+    summary: string;
+    openItems: string[];
+    currentIntent: string;
+    tags: string[];
+    resolved: boolean;
+  }> = {},
+) {
   return {
-    reply: { body: overrides.body ?? 'Hello, thanks for writing. We are looking into it.\n\nAcme Support', needsHuman: overrides.needsHuman ?? false },
+    reply: {
+      body: overrides.body ?? 'Hello, thanks for writing. We are looking into it.\n\nAcme Support',
+      needsHuman: overrides.needsHuman ?? false,
+    },
     summary: overrides.summary ?? 'Customer asked about an invoice.',
     openItems: overrides.openItems ?? ['check the invoice'],
     currentIntent: overrides.currentIntent ?? 'billing_question',

@@ -7,8 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
-export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-export const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../artifacts');
+const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../artifacts');
 
 /** Without the background-networking flags Chromium tries to reach Google's services and stalls here. */
 const FLAGS = [

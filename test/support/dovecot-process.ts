@@ -375,9 +375,7 @@ export class DovecotProcess {
     // The listening sockets must be released before a restart can bind them again.
     for (let i = 0; i < STOP_ATTEMPTS; i++) {
       const released =
-        groupMembers(pid).length === 0 &&
-        !(await portAcceptsConnections(this.imapPort)) &&
-        !(await portAcceptsConnections(this.lmtpPort));
+        groupMembers(pid).length === 0 && !(await portAcceptsConnections(this.imapPort)) && !(await portAcceptsConnections(this.lmtpPort));
       if (released) {
         liveInstances.delete(this);
         if (!clean) throw await this.failure(`processes of master ${pid} ignored SIGTERM and were killed`);

@@ -46,8 +46,7 @@ export function normaliseNewText(text: string): string {
 function parseFile(file: string, language: string, batch: string): NewTextCase[] {
   const lines = readFileSync(file, 'utf8').replace(/\r\n/g, '\n').split('\n');
   const cases: NewTextCase[] = [];
-  let current: { id: string; client: string; pattern: string; sections: Record<string, string[]>; at: string } | null =
-    null;
+  let current: { id: string; client: string; pattern: string; sections: Record<string, string[]>; at: string } | null = null;
   const flush = (): void => {
     if (!current) return;
     const { sections } = current;

@@ -29,7 +29,9 @@ const canaryCaught = escaped.splice(0).length;
 const outcomes: Record<string, { ok: boolean; reason: string | null; repairs: string[] }> = {};
 for (const file of process.argv.slice(2)) {
   const parsed = await parseRawEmail(await readFile(file));
-  outcomes[path.basename(file)] = parsed.ok ? { ok: true, reason: null, repairs: parsed.email.repairs } : { ok: false, reason: parsed.reason, repairs: [] };
+  outcomes[path.basename(file)] = parsed.ok
+    ? { ok: true, reason: null, repairs: parsed.email.repairs }
+    : { ok: false, reason: parsed.reason, repairs: [] };
 }
 // Give stray timers and stream callbacks of the last parse a chance to fire before reporting.
 await new Promise((resolve) => setTimeout(resolve, 200));

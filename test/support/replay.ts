@@ -10,7 +10,13 @@ import type { Database } from '../../src/store/database.ts';
 
 export async function replayFiles(
   inputs: string[],
-  options: { address?: string; env?: Record<string, string>; provider?: LlmProvider; config?: Config; inspect?: (db: Database) => Promise<void> } = {},
+  options: {
+    address?: string;
+    env?: Record<string, string>;
+    provider?: LlmProvider;
+    config?: Config;
+    inspect?: (db: Database) => Promise<void>;
+  } = {},
 ): Promise<ReplayReport> {
   return runReplay({
     inputs,

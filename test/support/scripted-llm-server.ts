@@ -98,7 +98,8 @@ const ERROR_TYPES: Record<number, { type: string; code: string | null }> = {
 };
 
 function errorBody(status: number, message?: string): { error: { message: string; type: string; param: null; code: string | null } } {
-  const known = ERROR_TYPES[status] ?? (status >= 500 ? { type: 'server_error', code: null } : { type: 'invalid_request_error', code: null });
+  const known =
+    ERROR_TYPES[status] ?? (status >= 500 ? { type: 'server_error', code: null } : { type: 'invalid_request_error', code: null });
   return {
     error: {
       message: message ?? `Scripted error response with status ${status}`,

@@ -11,12 +11,18 @@ describe('address normalisation', () => {
     expect(normaliseAddress(raw)).toBe(expected);
   });
 
-  it.each(['', 'undisclosed-recipients:;', 'no-at-sign', '@example.com', 'alice@', 'a b@example.com', 'x@exa mple.com', 'evil\r\n@example.com'])(
-    'rejects %j',
-    (raw) => {
-      expect(normaliseAddress(raw)).toBeNull();
-    },
-  );
+  it.each([
+    '',
+    'undisclosed-recipients:;',
+    'no-at-sign',
+    '@example.com',
+    'alice@',
+    'a b@example.com',
+    'x@exa mple.com',
+    'evil\r\n@example.com',
+  ])('rejects %j', (raw) => {
+    expect(normaliseAddress(raw)).toBeNull();
+  });
 
   it('folds plus-addresses only when asked', () => {
     expect(normaliseAddress('Alice+Billing@example.com')).toBe('alice+billing@example.com');

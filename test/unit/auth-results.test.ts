@@ -6,7 +6,9 @@ describe('Authentication-Results', () => {
 
   it('reads the verdict of the trusted authserv-id', () => {
     const verdict = trustedAuthVerdict(
-      ['mx.acme.example; dkim=pass header.d=example.com (good signature); spf=softfail smtp.mailfrom=example.com; dmarc=fail (p=reject) header.from=example.com'],
+      [
+        'mx.acme.example; dkim=pass header.d=example.com (good signature); spf=softfail smtp.mailfrom=example.com; dmarc=fail (p=reject) header.from=example.com',
+      ],
       trusted,
     );
     expect(verdict).toEqual({ dkim: 'pass', spf: 'softfail', dmarc: 'fail' });

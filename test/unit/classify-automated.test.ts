@@ -41,24 +41,61 @@ async function classify(spec: MailSpec | string): Promise<Classification> {
 }
 
 const mixed = (parts: string[], boundary = 'b1') =>
-  ({ contentType: `multipart/mixed; boundary="${boundary}"`, body: `${parts.map((p) => `--${boundary}\r\n${p}`).join('\r\n')}\r\n--${boundary}--` }) satisfies MailSpec;
+  ({
+    contentType: `multipart/mixed; boundary="${boundary}"`,
+    body: `${parts.map((p) => `--${boundary}\r\n${p}`).join('\r\n')}\r\n--${boundary}--`,
+  }) satisfies MailSpec;
 
-const DSN_TEXT = 'This message was created automatically by mail delivery software.\r\n\r\nA message that you sent could not be delivered to one or more of its recipients.\r\n\r\n  bob@gone.example\r\n    550 5.1.1 mailbox unavailable';
+const DSN_TEXT =
+  'This message was created automatically by mail delivery software.\r\n\r\nA message that you sent could not be delivered to one or more of its recipients.\r\n\r\n  bob@gone.example\r\n    550 5.1.1 mailbox unavailable';
 
 describe('structural signals decide on their own', () => {
   it.each<[string, MailSpec, string]>([
-    ['a delivery-status part in multipart/mixed', mixed(['Content-Type: text/plain\r\n\r\nsorry', 'Content-Type: message/delivery-status\r\n\r\nFinal-Recipient: rfc822; bob@gone.example\r\nAction: failed\r\nStatus: 5.1.1\r\n']), 'bounce'],
-    ['a feedback-report part in multipart/mixed', mixed(['Content-Type: text/plain\r\n\r\nreport', 'Content-Type: message/feedback-report\r\n\r\nFeedback-Type: abuse\r\nVersion: 1\r\n']), 'complaint'],
-    ['multipart/report without report-type', { contentType: 'multipart/report; boundary="r"', body: '--r\r\nContent-Type: text/plain\r\n\r\nx\r\n--r--' }, 'bounce'],
-    ['a read receipt', { contentType: 'multipart/report; report-type=disposition-notification; boundary="r"', body: '--r\r\nContent-Type: text/plain\r\n\r\nread\r\n--r\r\nContent-Type: message/disposition-notification\r\n\r\nDisposition: manual-action/MDN-sent-manually; displayed\r\n--r--' }, 'auto-reply'],
+    [
+      'a delivery-status part in multipart/mixed',
+      mixed([
+        'Content-Type: text/plain\r\n\r\nsorry',
+        'Content-Type: message/delivery-status\r\n\r\nFinal-Recipient: rfc822; bob@gone.example\r\nAction: failed\r\nStatus: 5.1.1\r\n',
+      ]),
+      'bounce',
+    ],
+    [
+      'a feedback-report part in multipart/mixed',
+      mixed([
+        'Content-Type: text/plain\r\n\r\nreport',
+        'Content-Type: message/feedback-report\r\n\r\nFeedback-Type: abuse\r\nVersion: 1\r\n',
+      ]),
+      'complaint',
+    ],
+    [
+      'multipart/report without report-type',
+      { contentType: 'multipart/report; boundary="r"', body: '--r\r\nContent-Type: text/plain\r\n\r\nx\r\n--r--' },
+      'bounce',
+    ],
+    [
+      'a read receipt',
+      {
+        contentType: 'multipart/report; report-type=disposition-notification; boundary="r"',
+        body: '--r\r\nContent-Type: text/plain\r\n\r\nread\r\n--r\r\nContent-Type: message/disposition-notification\r\n\r\nDisposition: manual-action/MDN-sent-manually; displayed\r\n--r--',
+      },
+      'auto-reply',
+    ],
     ['X-Failed-Recipients', { headers: { 'X-Failed-Recipients': 'bob@gone.example' } }, 'bounce'],
     ['a MAILER_DAEMON sender', { from: 'MAILER_DAEMON@mx.example.net' }, 'bounce'],
     ['a Mailer.Daemon sender', { from: 'Mailer.Daemon@mx.example.net' }, 'bounce'],
     ['a VERP bounce sender', { from: 'bounces+991-ab=acme.example@em.example.net' }, 'bounce'],
     ["Exchange's system mailbox", { from: 'MicrosoftExchange329e71ec88ae4615bbc36ab6ce41109e@corp.example' }, 'bounce'],
-    ['ARF fields in plain text', { body: 'Feedback-Type: abuse\r\nUser-Agent: SomeFBL/1.0\r\nVersion: 1\r\nSource-IP: 192.0.2.1' }, 'complaint'],
+    [
+      'ARF fields in plain text',
+      { body: 'Feedback-Type: abuse\r\nUser-Agent: SomeFBL/1.0\r\nVersion: 1\r\nSource-IP: 192.0.2.1' },
+      'complaint',
+    ],
     ['X-HmXmrOriginalRecipient', { headers: { 'X-HmXmrOriginalRecipient': '<x@hotmail.com>' } }, 'complaint'],
-    ['an SES bounce JSON body', { body: '{"notificationType":"Bounce","bounce":{"bounceType":"Permanent"},"mail":{"messageId":"x"}}' }, 'bounce'],
+    [
+      'an SES bounce JSON body',
+      { body: '{"notificationType":"Bounce","bounce":{"bounceType":"Permanent"},"mail":{"messageId":"x"}}' },
+      'bounce',
+    ],
   ])('%s', async (_what, spec, reason) => {
     const c = await classify(spec);
     expect(c.skipReason).toBe(reason);
@@ -66,7 +103,11 @@ describe('structural signals decide on their own', () => {
   });
 
   it('recognises a report from a sender without a usable address (Courier writes From: <@>) instead of calling it no-sender', async () => {
-    const c = await classify({ from: '"Courier mail server at mx.example" <@>', contentType: 'multipart/report; report-type=delivery-status; boundary="r"', body: '--r\r\nContent-Type: message/delivery-status\r\n\r\nAction: failed\r\n--r--' });
+    const c = await classify({
+      from: '"Courier mail server at mx.example" <@>',
+      contentType: 'multipart/report; report-type=delivery-status; boundary="r"',
+      body: '--r\r\nContent-Type: message/delivery-status\r\n\r\nAction: failed\r\n--r--',
+    });
     expect(c.skipReason).toBe('bounce');
     expect((await classify({ from: '<@>' })).skipReason).toBe('no-sender');
   });
@@ -87,8 +128,17 @@ describe('weak signals never decide alone', () => {
     ['a DSN subject', { subject: 'Undeliverable: Re: Order' }],
     ['a localised NDR subject', { subject: 'Unzustellbar: Rechnung' }],
     ['DSN wording in the body', { body: DSN_TEXT }],
-    ['delivery-status fields in the body', { body: 'Our gateway says:\r\nFinal-Recipient: rfc822; x@y\r\nAction: failed\r\nStatus: 5.7.1\r\nPlease check your SPF.' }],
-    ['a returned copy of our own mail', mixed(['Content-Type: text/plain\r\n\r\nSee your answer attached.', `Content-Type: message/rfc822\r\n\r\nFrom: Acme <${SUPPORT}>\r\nMessage-ID: <ours@acme.example>\r\n\r\nHi`])],
+    [
+      'delivery-status fields in the body',
+      { body: 'Our gateway says:\r\nFinal-Recipient: rfc822; x@y\r\nAction: failed\r\nStatus: 5.7.1\r\nPlease check your SPF.' },
+    ],
+    [
+      'a returned copy of our own mail',
+      mixed([
+        'Content-Type: text/plain\r\n\r\nSee your answer attached.',
+        `Content-Type: message/rfc822\r\n\r\nFrom: Acme <${SUPPORT}>\r\nMessage-ID: <ours@acme.example>\r\n\r\nHi`,
+      ]),
+    ],
     ['X-Auto-Response-Suppress: All', { headers: { 'X-Auto-Response-Suppress': 'All' } }],
     ['Auto-Submitted: no', { headers: { 'Auto-Submitted': 'no' } }],
   ])('%s', async (_what, spec) => {
@@ -100,8 +150,16 @@ describe('weak signals never decide alone', () => {
     ['postmaster@ and DSN wording', { from: 'postmaster@corp.example', body: DSN_TEXT }, 'bounce'],
     ['a DSN subject and DSN wording', { subject: 'Mail delivery failed: returning message to sender', body: DSN_TEXT }, 'bounce'],
     ['postmaster@ and Auto-Submitted', { from: 'postmaster@corp.example', headers: { 'Auto-Submitted': 'auto-generated' } }, 'bounce'],
-    ['a list owner and moderation wording', { from: 'news-bounces@lists.example', body: 'Your mail is being held until the list moderator can review it.' }, 'mailing-list'],
-    ['a list owner and rejection wording', { from: 'owner-news@lists.example', body: 'Non-member submission from [support@acme.example]' }, 'bounce'],
+    [
+      'a list owner and moderation wording',
+      { from: 'news-bounces@lists.example', body: 'Your mail is being held until the list moderator can review it.' },
+      'mailing-list',
+    ],
+    [
+      'a list owner and rejection wording',
+      { from: 'owner-news@lists.example', body: 'Non-member submission from [support@acme.example]' },
+      'bounce',
+    ],
     ['abuse@ and a feedback-loop subject', { from: 'abuse@isp.example', subject: 'Complaint about message from 192.0.2.5' }, 'complaint'],
   ])('but two of different kinds do: %s', async (_what, spec, reason) => {
     expect((await classify(spec)).skipReason).toBe(reason);
@@ -118,20 +176,34 @@ describe('wording counts only in the mail’s own text', () => {
     expect((await classify({ from: 'postmaster@smallco.example', body: forwarded })).skipReason).toBeNull();
     const outlook = `Please see below.\r\n\r\n________________________________\r\n${DSN_TEXT}`;
     expect((await classify({ from: 'postmaster@smallco.example', body: outlook })).skipReason).toBeNull();
-    const quoted = `Is this about my order?\r\n\r\n${DSN_TEXT.split('\r\n').map((l) => `> ${l}`).join('\r\n')}`;
+    const quoted = `Is this about my order?\r\n\r\n${DSN_TEXT.split('\r\n')
+      .map((l) => `> ${l}`)
+      .join('\r\n')}`;
     expect((await classify({ from: 'postmaster@smallco.example', body: quoted })).skipReason).toBeNull();
     // The same text as the mail's own words, from the same sender, is a bounce.
     expect((await classify({ from: 'postmaster@smallco.example', body: DSN_TEXT })).skipReason).toBe('bounce');
   });
 
   it('does not read a report inside an attached message: a forwarded bounce is a question', async () => {
-    const inner = 'From: MAILER-DAEMON@mx.example\r\nSubject: Undelivered Mail Returned to Sender\r\nContent-Type: multipart/report; report-type=delivery-status; boundary="in"\r\n\r\n--in\r\nContent-Type: message/delivery-status\r\n\r\nAction: failed\r\n--in--';
-    const c = await classify(mixed(['Content-Type: text/plain\r\n\r\nWhy did this bounce?', `Content-Type: message/rfc822\r\nContent-Disposition: inline\r\n\r\n${inner}`], 'outer'));
+    const inner =
+      'From: MAILER-DAEMON@mx.example\r\nSubject: Undelivered Mail Returned to Sender\r\nContent-Type: multipart/report; report-type=delivery-status; boundary="in"\r\n\r\n--in\r\nContent-Type: message/delivery-status\r\n\r\nAction: failed\r\n--in--';
+    const c = await classify(
+      mixed(
+        [
+          'Content-Type: text/plain\r\n\r\nWhy did this bounce?',
+          `Content-Type: message/rfc822\r\nContent-Disposition: inline\r\n\r\n${inner}`,
+        ],
+        'outer',
+      ),
+    );
     expect(c.skipReason).toBeNull();
   });
 
   it('a contact form with a Feedback-Type that is not an ARF type is a person writing', async () => {
-    expect((await classify({ body: 'Name: Laura\r\nFeedback-Type: complaint\r\nVersion: 2.4\r\nUser-Agent: Mozilla/5.0\r\nMessage: broken' })).skipReason).toBeNull();
+    expect(
+      (await classify({ body: 'Name: Laura\r\nFeedback-Type: complaint\r\nVersion: 2.4\r\nUser-Agent: Mozilla/5.0\r\nMessage: broken' }))
+        .skipReason,
+    ).toBeNull();
   });
 
   it('JSON with prose around it is a developer’s question, not a provider notification', async () => {
@@ -148,9 +220,18 @@ describe('what a report is about', () => {
       'Content-Type: message/delivery-status\r\n\r\nFinal-Recipient: rfc822; x@y.example\r\nAction: failed\r\nStatus: 5.1.1\r\nDiagnostic-Code: smtp; 550 5.1.1 unknown\r\n   user\r\n',
       'Content-Type: text/rfc822-headers\r\n\r\nFrom: Acme <support@acme.example>\r\nMessage-ID:\r\n <returned@acme.example>\r\nIn-Reply-To: <not-this@customer.example>\r\n',
     ]);
-    const c = await classify({ ...spec, from: 'postmaster@y.example', messageId: '<self@mx.example>', headers: { 'In-Reply-To': '<irt@acme.example>' } });
+    const c = await classify({
+      ...spec,
+      from: 'postmaster@y.example',
+      messageId: '<self@mx.example>',
+      headers: { 'In-Reply-To': '<irt@acme.example>' },
+    });
     expect(c.skipReason).toBe('bounce');
-    expect([...(c.report?.originalMessageIds ?? [])].sort()).toEqual(['<irt@acme.example>', '<quoted@acme.example>', '<returned@acme.example>']);
+    expect([...(c.report?.originalMessageIds ?? [])].sort()).toEqual([
+      '<irt@acme.example>',
+      '<quoted@acme.example>',
+      '<returned@acme.example>',
+    ]);
     expect(c.report?.failed).toBe(true);
     expect(c.report?.diagnostic).toBe('x@y.example: 5.1.1 smtp; 550 5.1.1 unknown user');
     expect(c.detail).toContain('about <');
@@ -169,16 +250,34 @@ describe('what a report is about', () => {
     expect((await report(['delivered'])).report?.failed).toBe(false);
     expect((await report(['failed'], 'Delivery Status Notification (Delay)')).report?.failed).toBe(true);
     // Without machine-readable actions the wording decides.
-    expect((await classify({ from: 'MAILER-DAEMON@mx.example', subject: 'Warning: could not send message for past 4 hours', body: 'THIS IS A WARNING MESSAGE ONLY' })).report?.failed).toBe(false);
-    expect((await classify({ from: 'MAILER-DAEMON@mx.example', subject: 'Returned mail: User unknown', body: DSN_TEXT })).report?.failed).toBe(true);
+    expect(
+      (
+        await classify({
+          from: 'MAILER-DAEMON@mx.example',
+          subject: 'Warning: could not send message for past 4 hours',
+          body: 'THIS IS A WARNING MESSAGE ONLY',
+        })
+      ).report?.failed,
+    ).toBe(false);
+    expect(
+      (await classify({ from: 'MAILER-DAEMON@mx.example', subject: 'Returned mail: User unknown', body: DSN_TEXT })).report?.failed,
+    ).toBe(true);
   });
 
   it('reads provider Message-IDs only where they are the mail’s own (not Postmark’s or SparkPost’s internal IDs)', async () => {
-    const sendgrid = await classify({ body: JSON.stringify([{ event: 'bounce', email: 'x@y.example', 'smtp-id': '<sg@acme.example>', sg_event_id: 'e1', status: '5.1.1' }]) });
+    const sendgrid = await classify({
+      body: JSON.stringify([{ event: 'bounce', email: 'x@y.example', 'smtp-id': '<sg@acme.example>', sg_event_id: 'e1', status: '5.1.1' }]),
+    });
     expect(sendgrid.report?.originalMessageIds).toEqual(['<sg@acme.example>']);
-    const mailgun = await classify({ body: JSON.stringify({ 'event-data': { event: 'failed', severity: 'temporary', message: { headers: { 'message-id': 'mg@acme.example' } } } }) });
+    const mailgun = await classify({
+      body: JSON.stringify({
+        'event-data': { event: 'failed', severity: 'temporary', message: { headers: { 'message-id': 'mg@acme.example' } } },
+      }),
+    });
     expect(mailgun.report).toMatchObject({ originalMessageIds: ['<mg@acme.example>'], failed: false });
-    const postmark = await classify({ body: JSON.stringify({ RecordType: 'Bounce', Type: 'HardBounce', MessageID: '883953f4-6105-42a2-a16a-77a8eac79483' }) });
+    const postmark = await classify({
+      body: JSON.stringify({ RecordType: 'Bounce', Type: 'HardBounce', MessageID: '883953f4-6105-42a2-a16a-77a8eac79483' }),
+    });
     expect(postmark.report).toMatchObject({ originalMessageIds: [], failed: true });
   });
 

@@ -33,7 +33,15 @@ const automatedSchema = z.object({
 const normalSchema = z.object({
   supportAddress: z.string(),
   messages: z.array(
-    z.object({ file: z.string(), resembles: z.string(), source: z.string(), language: z.string(), skipReason: z.null(), why: z.string(), lenient: z.string().optional() }),
+    z.object({
+      file: z.string(),
+      resembles: z.string(),
+      source: z.string(),
+      language: z.string(),
+      skipReason: z.null(),
+      why: z.string(),
+      lenient: z.string().optional(),
+    }),
   ),
 });
 
@@ -89,7 +97,10 @@ beforeAll(async () => {
     [
       recallTable(
         'Automated mail recall (skipped with the expected reason):',
-        automated.map((m) => ({ groups: { kind: m.kind, source: m.source, language: m.language }, hit: reasonOf(automatedOutcomes.get(m.file)) === m.skipReason })),
+        automated.map((m) => ({
+          groups: { kind: m.kind, source: m.source, language: m.language },
+          hit: reasonOf(automatedOutcomes.get(m.file)) === m.skipReason,
+        })),
       ),
       recallTable(
         'Automated mail never answered (skipped for any reason):',
@@ -116,7 +127,7 @@ describe('the automated-mail corpus', () => {
     const misses = automated
       .map((m) => {
         const o = automatedOutcomes.get(m.file)!;
-        const actual = o.parsed.ok ? o.classification?.skipReason ?? null : `malformed (${o.parsed.reason})`;
+        const actual = o.parsed.ok ? (o.classification?.skipReason ?? null) : `malformed (${o.parsed.reason})`;
         return { file: m.file, expected: m.skipReason, actual, detail: o.classification?.detail ?? null };
       })
       .filter((r) => r.actual !== r.expected);
@@ -129,7 +140,11 @@ describe('the automated-mail corpus', () => {
 
   it("finds the bounced mail's original Message-IDs", () => {
     const wrong = automated
-      .map((m) => ({ file: m.file, expected: [...m.bouncedMessageIds].sort(), actual: [...(automatedOutcomes.get(m.file)!.classification?.report?.originalMessageIds ?? [])].sort() }))
+      .map((m) => ({
+        file: m.file,
+        expected: [...m.bouncedMessageIds].sort(),
+        actual: [...(automatedOutcomes.get(m.file)!.classification?.report?.originalMessageIds ?? [])].sort(),
+      }))
       .filter((r) => JSON.stringify(r.expected) !== JSON.stringify(r.actual));
     expect(wrong).toEqual([]);
   });
@@ -162,7 +177,11 @@ describe('normal look-alikes', () => {
     const skipped = normal
       .map((m) => {
         const o = normalOutcomes.get(m.file)!;
-        return { file: m.file, actual: o.parsed.ok ? o.classification?.skipReason ?? null : `malformed (${o.parsed.reason})`, detail: o.classification?.detail ?? null };
+        return {
+          file: m.file,
+          actual: o.parsed.ok ? (o.classification?.skipReason ?? null) : `malformed (${o.parsed.reason})`,
+          detail: o.classification?.detail ?? null,
+        };
       })
       .filter((r) => r.actual !== null);
     expect(skipped).toEqual([]);

@@ -43,7 +43,10 @@ describe('who a sender is', () => {
   it('names a nameless person once a display name arrives, but never overwrites a real name or names one with nothing', () => {
     const nameless = { ...marcus, name: null };
     expect(resolveEntityFrom(input({ linked: nameless }))).toMatchObject({ rename: true, entity: { name: 'Marcus Reid' } });
-    expect(resolveEntityFrom(input({ linked: marcus, displayName: 'Someone Else' }))).toMatchObject({ rename: false, entity: { name: 'Marcus Reid' } });
+    expect(resolveEntityFrom(input({ linked: marcus, displayName: 'Someone Else' }))).toMatchObject({
+      rename: false,
+      entity: { name: 'Marcus Reid' },
+    });
     expect(resolveEntityFrom(input({ linked: nameless, displayName: null }))).toMatchObject({ rename: false, entity: { name: null } });
     expect(resolveEntityFrom(input({ linked: { ...globex, name: null }, displayName: 'Hank' }))).toMatchObject({ rename: false });
   });

@@ -37,7 +37,11 @@ describe('needles', () => {
   it.each([
     ['a one-word display name is weak only', ['Ann'], { fullNames: [], weak: ['Ann'] }],
     ['names under three letters are ignored', ['Al', 'Jo Li'], { fullNames: [], weak: [] }],
-    ['particles are never needles of their own', ['Ludwig van Beethoven'], { fullNames: ['Ludwig van Beethoven'], weak: ['Ludwig', 'Beethoven'] }],
+    [
+      'particles are never needles of their own',
+      ['Ludwig van Beethoven'],
+      { fullNames: ['Ludwig van Beethoven'], weak: ['Ludwig', 'Beethoven'] },
+    ],
     ['an address used as a display name is not a name', ['alice@alicecorp.example'], { fullNames: [], weak: [] }],
   ])('%s', (_what, names, expected) => {
     const n = erasureNeedles({ addresses: [], names });
@@ -55,7 +59,10 @@ describe('needles', () => {
   });
 
   it('a role local part is neither a handle nor a weak needle; a plain one is weak; a distinctive one is a handle', () => {
-    const n = erasureNeedles({ addresses: ['support@x.example', 'no-reply@x.example', 'alice@x.example', 'j.smith-77@x.example'], names: [] });
+    const n = erasureNeedles({
+      addresses: ['support@x.example', 'no-reply@x.example', 'alice@x.example', 'j.smith-77@x.example'],
+      names: [],
+    });
     expect(n.handles).toEqual(['j.smith-77']);
     expect(n.weak).toEqual(['alice']);
   });
@@ -134,7 +141,9 @@ describe('names', () => {
 
   it('given and family names go only where the full name or an address also occurs', () => {
     expect(text.redact('Alice asked about the ace of spades').changed).toBe(false);
-    expect(text.redact('Alice Ace wrote. Alice asked about an ace.').value).toBe(`${REDACTED_NAME} wrote. ${REDACTED_NAME} asked about an ${REDACTED_NAME}.`);
+    expect(text.redact('Alice Ace wrote. Alice asked about an ace.').value).toBe(
+      `${REDACTED_NAME} wrote. ${REDACTED_NAME} asked about an ${REDACTED_NAME}.`,
+    );
     expect(text.redact('alice@alicecorp.example: Alice asked').value).toBe(`${REDACTED_ADDRESS}: ${REDACTED_NAME} asked`);
     expect(text.redact('Alice asked', { weak: 'always' }).value).toBe(`${REDACTED_NAME} asked`);
   });
@@ -160,7 +169,9 @@ describe('names', () => {
 
   it('finds addresses, handles and names in the snake_case labels the product makes of intents and tags', () => {
     expect(text.redact('add_user_alice_alicecorp_example').value).toBe(`add_user_${REDACTED_NAME}`);
-    expect(text.redact('["user_management","invite_alice_ace","a_ace1987"]').value).toBe(`["user_management","invite_${REDACTED_NAME}","${REDACTED_NAME}"]`);
+    expect(text.redact('["user_management","invite_alice_ace","a_ace1987"]').value).toBe(
+      `["user_management","invite_${REDACTED_NAME}","${REDACTED_NAME}"]`,
+    );
     expect(text.redact('malice_alicecorp_example_org').changed).toBe(false);
     const zoe = new Redactor(erasureNeedles({ addresses: [], names: ['Zoë Ünal'] }), 'text');
     expect(zoe.redact('call_zoe_unal and Zoe Unal').value).toBe(`call_${REDACTED_NAME} and ${REDACTED_NAME}`);
@@ -186,7 +197,7 @@ describe('raw bytes', () => {
   it.each([
     ['UTF-8', Buffer.from('From: ZOË ÜNAL <Zoe@Unal.Example>\r\n', 'utf8')],
     ['ISO-8859-1', Buffer.from('From: Zoë Ünal <zoe@unal.example>\r\n', 'latin1')],
-    ['percent-encoded UTF-8', Buffer.from('filename*=utf-8\'\'Zo%C3%AB%20%C3%9Cnal.pdf; zoe%40unal.example', 'latin1')],
+    ['percent-encoded UTF-8', Buffer.from("filename*=utf-8''Zo%C3%AB%20%C3%9Cnal.pdf; zoe%40unal.example", 'latin1')],
     ['HTML entities', Buffer.from('<p>Zo&euml;? no: Zo&#235; &#220;nal &lt;zoe&#64;unal.example&gt;</p>', 'latin1')],
     ['a non-breaking space in UTF-8', Buffer.from('Zoë\u00a0Ünal', 'utf8')],
   ])('finds the name and address as %s', (_what, raw) => {
@@ -202,9 +213,11 @@ describe('raw bytes', () => {
     expect(ann.redact(latin1(Buffer.from('“Ann Lee”', 'utf8'))).changed).toBe(true);
   });
 
-  it('the raw search plan spells non-ASCII words as encode(bytea, \'escape\') writes them', () => {
+  it("the raw search plan spells non-ASCII words as encode(bytea, 'escape') writes them", () => {
     const plan = searchPlan(erasureNeedles({ addresses: [], names: ['Иван Петров'] }));
-    const escaped = [...Buffer.from('x Иван Петров', 'utf8')].map((b) => (b >= 0x80 ? `\\${b.toString(8)}` : String.fromCharCode(b))).join('');
+    const escaped = [...Buffer.from('x Иван Петров', 'utf8')]
+      .map((b) => (b >= 0x80 ? `\\${b.toString(8)}` : String.fromCharCode(b)))
+      .join('');
     expect(prefilter(plan.raw, escaped)).toBe(true);
   });
 });
@@ -214,7 +227,10 @@ describe('base64 forms', () => {
     const forms = base64Forms(alice);
     for (const needle of ['alice@alicecorp.example', 'ALICE ACE', 'Alice Ace', 'alice ace', 'a.ace1987']) {
       const encoded = Buffer.from(`${'x'.repeat(before)}${needle} and more`).toString('base64');
-      expect(forms.some((f) => encoded.includes(f)), `${needle} after ${before} bytes`).toBe(true);
+      expect(
+        forms.some((f) => encoded.includes(f)),
+        `${needle} after ${before} bytes`,
+      ).toBe(true);
     }
   });
 });

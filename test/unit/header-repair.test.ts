@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { repairHeaderSection, startsWithHeaderField } from '../../src/mail/header-repair.ts';
 import { parseRawEmail } from '../../src/mail/parse-message.ts';
 
-const MAIL = 'From: Ana <ana@example.com>\r\nTo: support@acme.example\r\nSubject: Hello\r\nMessage-ID: <a@example.com>\r\n\r\nBody line one\r\nline two\r\n';
+const MAIL =
+  'From: Ana <ana@example.com>\r\nTo: support@acme.example\r\nSubject: Hello\r\nMessage-ID: <a@example.com>\r\n\r\nBody line one\r\nline two\r\n';
 const repair = (text: string | Buffer) => repairHeaderSection(typeof text === 'string' ? Buffer.from(text, 'latin1') : text);
 
 describe('lenient header repair', () => {
@@ -32,12 +33,19 @@ describe('lenient header repair', () => {
     const bareCr = MAIL.replace(/\r\n/g, '\r');
     expect(repair(bareCr)).toEqual({ raw: Buffer.from(MAIL, 'latin1'), repairs: ['7 bare CR line ends read as line breaks'] });
     const mixed = 'From: a@b.example\rTo: c@d.example\nSubject: x\r\n\r\nbody\r';
-    expect(repair(mixed)).toEqual({ raw: Buffer.from('From: a@b.example\r\nTo: c@d.example\nSubject: x\r\n\r\nbody\r\n', 'latin1'), repairs: ['2 bare CR line ends read as line breaks'] });
+    expect(repair(mixed)).toEqual({
+      raw: Buffer.from('From: a@b.example\r\nTo: c@d.example\nSubject: x\r\n\r\nbody\r\n', 'latin1'),
+      repairs: ['2 bare CR line ends read as line breaks'],
+    });
   });
 
   it('combines repairs in the order they were made', () => {
     const result = repair(`\u00ef\u00bb\u00bf \r\n${MAIL.replace(/\r\n/g, '\r')}`);
-    expect(result.repairs).toEqual(['byte-order mark before the headers removed', '1 blank or whitespace-only line before the headers removed', '7 bare CR line ends read as line breaks']);
+    expect(result.repairs).toEqual([
+      'byte-order mark before the headers removed',
+      '1 blank or whitespace-only line before the headers removed',
+      '7 bare CR line ends read as line breaks',
+    ]);
     expect(result.raw.toString('latin1')).toBe(MAIL);
   });
 
@@ -70,7 +78,10 @@ describe('lenient header repair', () => {
     expect(parsed.email.from?.address).toBe('ana@example.com');
     expect(parsed.email.subject).toBe('Hello');
     expect(parsed.email.textPart).toBe('Body line one\nline two\n');
-    expect(parsed.email.repairs).toEqual(['1 blank or whitespace-only line before the headers removed', '7 bare CR line ends read as line breaks']);
+    expect(parsed.email.repairs).toEqual([
+      '1 blank or whitespace-only line before the headers removed',
+      '7 bare CR line ends read as line breaks',
+    ]);
     expect(await parseRawEmail(Buffer.from('\r\n\r\n\u0000\u0001binary'))).toEqual({ ok: false, reason: 'no RFC 5322 header section' });
   });
 });

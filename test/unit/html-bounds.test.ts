@@ -106,7 +106,10 @@ describe('parseHtmlDocument: the same tree as htmlparser2 below the caps', () =>
     ['foreign content', '<svg><path d="M0"/><g><circle/></g><text>t</text></svg>after<math><mi>x</mi><mo>+</mo></math>'],
     ['a second form', '<form><input><form><b>x</b></form>y</form>z'],
     ['special elements', '<title>T&amp;</title><script>if (a<b) {}</script><style>p{}</style><textarea><b>x</b></textarea>'],
-    ['entities and attributes', '<a href="https://x.example/?a=1&amp;b=2" title=\'q&quot;\' data-x=1 data-x=2 HIDDEN>&lt;&#x1F600;&nbsp;</a>'],
+    [
+      'entities and attributes',
+      '<a href="https://x.example/?a=1&amp;b=2" title=\'q&quot;\' data-x=1 data-x=2 HIDDEN>&lt;&#x1F600;&nbsp;</a>',
+    ],
     ['upper case', '<DIV CLASS="A"><P>Text</P></DIV>'],
     ['image alias', '<image src=x><svg><image href=y /></svg>'],
     ['nested anchors and buttons', '<a>1<a>2</a><button>3<button>4'],
@@ -123,10 +126,60 @@ describe('parseHtmlDocument: the same tree as htmlparser2 below the caps', () =>
       return (seed >>> 0) % n;
     };
     // Tags with implied end tags, void, foreign, integration-point and special (raw text) elements.
-    const tags = ['p', 'div', 'li', 'ul', 'td', 'tr', 'table', 'b', 'i', 'a', 'br', 'hr', 'dd', 'dt', 'h1', 'h2', 'form', 'input',
-      'select', 'option', 'optgroup', 'svg', 'math', 'span', 'blockquote', 'pre', 'img', 'image', 'tbody', 'thead', 'tfoot', 'th',
-      'rt', 'rp', 'button', 'body', 'head', 'title', 'textarea', 'script', 'style', 'foreignObject', 'desc', 'mi', 'clipPath',
-      'annotation-xml', 'link', 'meta', 'output', 'datalist', 'nav', 'section'];
+    const tags = [
+      'p',
+      'div',
+      'li',
+      'ul',
+      'td',
+      'tr',
+      'table',
+      'b',
+      'i',
+      'a',
+      'br',
+      'hr',
+      'dd',
+      'dt',
+      'h1',
+      'h2',
+      'form',
+      'input',
+      'select',
+      'option',
+      'optgroup',
+      'svg',
+      'math',
+      'span',
+      'blockquote',
+      'pre',
+      'img',
+      'image',
+      'tbody',
+      'thead',
+      'tfoot',
+      'th',
+      'rt',
+      'rp',
+      'button',
+      'body',
+      'head',
+      'title',
+      'textarea',
+      'script',
+      'style',
+      'foreignObject',
+      'desc',
+      'mi',
+      'clipPath',
+      'annotation-xml',
+      'link',
+      'meta',
+      'output',
+      'datalist',
+      'nav',
+      'section',
+    ];
     const extras = ['text', ' ', '&amp;', 'x&lt;y', '\n', '<', '>', '<!--c-->', '<![CDATA[cd]]>', '<!doctype html>', '<?pi x?>'];
     for (let n = 0; n < 1_000; n++) {
       const parts: string[] = [];
@@ -150,7 +203,8 @@ function shape(nodes: readonly HtmlNode[]): string {
   const out: string[] = [];
   for (const node of nodes) {
     if (node.type === 'text') {
-      if (out.length > 0 && out[out.length - 1]!.startsWith('"')) out[out.length - 1] = JSON.stringify(JSON.parse(out[out.length - 1]!) + node.data);
+      if (out.length > 0 && out[out.length - 1]!.startsWith('"'))
+        out[out.length - 1] = JSON.stringify(JSON.parse(out[out.length - 1]!) + node.data);
       else out.push(JSON.stringify(node.data));
     } else if (node.type === 'tag' || node.type === 'script' || node.type === 'style') {
       out.push(`<${node.name} ${JSON.stringify(node.attribs)}>${shape(node.children)}</${node.name}>`);

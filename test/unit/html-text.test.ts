@@ -378,18 +378,13 @@ describe('htmlToVisibleText: <style> sheets', () => {
   ]);
 
   it('renders the visible text of the hostile hidden-text fixture', () => {
-    const eml = readFileSync(
-      new URL('../../fixtures/emails/hostile/22-html-hidden-text-active-content.eml', import.meta.url),
-      'utf8',
-    );
+    const eml = readFileSync(new URL('../../fixtures/emails/hostile/22-html-hidden-text-active-content.eml', import.meta.url), 'utf8');
     const start = eml.indexOf('<!DOCTYPE html>');
     const end = eml.indexOf('</html>');
     expect(start).toBeGreaterThanOrEqual(0);
     expect(end).toBeGreaterThan(start);
     const text = htmlToVisibleText(eml.slice(start, end + '</html>'.length));
-    expect(text).toBe(
-      'Hi, I cannot download my invoice for October.\n\nClick here to view invoice Alt link\n\nThanks, Dana',
-    );
+    expect(text).toBe('Hi, I cannot download my invoice for October.\n\nClick here to view invoice Alt link\n\nThanks, Dana');
     expect(text.toLowerCase()).not.toContain('ignore previous instructions');
     expect(text).not.toContain('evil.example');
   });

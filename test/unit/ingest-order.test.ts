@@ -35,7 +35,12 @@ const related = (a: string[], b: string[]) => sharesKey(a, new Set(b));
 
 describe('which messages of a chunk may be stored side by side', () => {
   it('unrelated customers with different subjects are independent', () => {
-    expect(related(keysOf({ from: address('alice@example.com') }, '<1@x>'), keysOf({ from: address('bob@example.org'), subject: 'Refund' }, '<2@x>'))).toBe(false);
+    expect(
+      related(
+        keysOf({ from: address('alice@example.com') }, '<1@x>'),
+        keysOf({ from: address('bob@example.org'), subject: 'Refund' }, '<2@x>'),
+      ),
+    ).toBe(false);
   });
 
   it('a reply depends on the message it references, even from another sender', () => {
@@ -45,11 +50,18 @@ describe('which messages of a chunk may be stored side by side', () => {
   });
 
   it('two messages that reference the same unknown message depend on each other', () => {
-    expect(related(keysOf({ references: ['<old@x>'] }, '<1@x>'), keysOf({ from: address('dan@example.net'), subject: 'Other', references: ['<old@x>'] }, '<2@x>'))).toBe(true);
+    expect(
+      related(
+        keysOf({ references: ['<old@x>'] }, '<1@x>'),
+        keysOf({ from: address('dan@example.net'), subject: 'Other', references: ['<old@x>'] }, '<2@x>'),
+      ),
+    ).toBe(true);
   });
 
   it('the same customer, also through a plus address, is one lane', () => {
-    expect(related(keysOf({ subject: 'A' }, '<1@x>'), keysOf({ from: address('alice+billing@example.com'), subject: 'B' }, '<2@x>'))).toBe(true);
+    expect(related(keysOf({ subject: 'A' }, '<1@x>'), keysOf({ from: address('alice+billing@example.com'), subject: 'B' }, '<2@x>'))).toBe(
+      true,
+    );
   });
 
   it('a sender who was a recipient of an earlier message depends on it (they may join that thread)', () => {
@@ -67,7 +79,9 @@ describe('which messages of a chunk may be stored side by side', () => {
   });
 
   it('the same normalised subject is one lane (the subject rule may join them)', () => {
-    expect(related(keysOf({ subject: 'Invoice' }, '<1@x>'), keysOf({ from: address('zed@example.org'), subject: 'RE: invoice' }, '<2@x>'))).toBe(true);
+    expect(
+      related(keysOf({ subject: 'Invoice' }, '<1@x>'), keysOf({ from: address('zed@example.org'), subject: 'RE: invoice' }, '<2@x>')),
+    ).toBe(true);
   });
 });
 

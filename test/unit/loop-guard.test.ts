@@ -29,8 +29,14 @@ describe('sketch and similarity', () => {
   it('treats texts that differ only in numbers, case and punctuation as the same template', () => {
     const pairs = [
       ['Thank you, your ticket #1 is open.', 'THANK YOU -- your ticket #98231 is open!'],
-      ['Ihre Anfrage 4711 ist eingegangen. Wir melden uns innerhalb von 24 Stunden.', 'Ihre Anfrage 4712 ist eingegangen. Wir melden uns innerhalb von 48 Stunden.'],
-      ['お問い合わせ番号 12345 を受け付けました。担当者より2営業日以内にご連絡いたします。', 'お問い合わせ番号 99871 を受け付けました。担当者より3営業日以内にご連絡いたします。'],
+      [
+        'Ihre Anfrage 4711 ist eingegangen. Wir melden uns innerhalb von 24 Stunden.',
+        'Ihre Anfrage 4712 ist eingegangen. Wir melden uns innerhalb von 48 Stunden.',
+      ],
+      [
+        'お問い合わせ番号 12345 を受け付けました。担当者より2営業日以内にご連絡いたします。',
+        'お問い合わせ番号 99871 を受け付けました。担当者より3営業日以内にご連絡いたします。',
+      ],
       ['您的工单 5521 已创建，我们会尽快回复。', '您的工单 6630 已创建，我们会尽快回复。'],
       ['Ваша заявка №77 принята. Ответим в течение суток.', 'Ваша заявка №78 принята. Ответим в течение суток.'],
       ['Nous avons bien reçu votre message (réf. 2026-11-30).', 'Nous avons bien reçu votre message (réf. 2026-12-01).'],
@@ -128,7 +134,13 @@ describe('the loop guard', () => {
 
   it('keeps at most eight fingerprints', () => {
     let state = freshLoopState('s', t0);
-    for (let i = 0; i < 30; i++) state = observeInbound(state, [`distinct message about topic ${'abcdefghijklmnopqrstuvwxyz'[i % 26]!.repeat(5)} number ${i}`], at(i), limits);
+    for (let i = 0; i < 30; i++)
+      state = observeInbound(
+        state,
+        [`distinct message about topic ${'abcdefghijklmnopqrstuvwxyz'[i % 26]!.repeat(5)} number ${i}`],
+        at(i),
+        limits,
+      );
     expect(state.fingerprints.length).toBe(8);
   });
 });
@@ -141,6 +153,9 @@ describe('loop scopes', () => {
       'mb|address:bot@vendor.example',
       'mb|domain:vendor.example',
     ]);
-    expect(loopScopes({ mailboxId: 'mb', threadId: 't2', recipients: ['ann+x@gmail.com'], isFreeMailDomain: free })).toEqual(['mb|thread:t2', 'mb|address:ann@gmail.com']);
+    expect(loopScopes({ mailboxId: 'mb', threadId: 't2', recipients: ['ann+x@gmail.com'], isFreeMailDomain: free })).toEqual([
+      'mb|thread:t2',
+      'mb|address:ann@gmail.com',
+    ]);
   });
 });

@@ -5,13 +5,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractReplyText } from '../../src/mail/reply-text.ts';
-import {
-  formatRates,
-  loadNewTextCorpus,
-  normaliseNewText,
-  ratesBy,
-  type NewTextCase,
-} from '../support/new-text-corpus.ts';
+import { formatRates, loadNewTextCorpus, normaliseNewText, ratesBy, type NewTextCase } from '../support/new-text-corpus.ts';
 
 const CORPUS = path.resolve(import.meta.dirname, '../../fixtures/emails/new-text');
 const cases = loadNewTextCorpus(CORPUS);

@@ -10,7 +10,9 @@ function turn(text: string, overrides: Partial<TurnRequest> = {}): TurnRequest {
     prompt: { system: 's', user: 'u' },
     thread,
     profile: null,
-    emails: [{ messageId: '<m@x>', fromName: 'Alice Okafor', fromAddress: 'alice@example.com', date: new Date('2026-11-02T09:00:00Z'), text }],
+    emails: [
+      { messageId: '<m@x>', fromName: 'Alice Okafor', fromAddress: 'alice@example.com', date: new Date('2026-11-02T09:00:00Z'), text },
+    ],
     supportName: 'Acme Support',
     summaryTokenCap: 100,
     ...overrides,

@@ -13,9 +13,22 @@ const ALLOWED: Record<string, string> = {
 };
 
 const MODEL_METHODS = [
-  'findMany', 'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow',
-  'create', 'createMany', 'createManyAndReturn', 'update', 'updateMany', 'upsert',
-  'delete', 'deleteMany', 'count', 'aggregate', 'groupBy',
+  'findMany',
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'create',
+  'createMany',
+  'createManyAndReturn',
+  'update',
+  'updateMany',
+  'upsert',
+  'delete',
+  'deleteMany',
+  'count',
+  'aggregate',
+  'groupBy',
 ];
 const CLIENT_METHODS = ['$transaction', '$queryRaw', '$executeRaw', '$queryRawUnsafe', '$executeRawUnsafe'];
 
@@ -41,9 +54,7 @@ function ormUses(text: string, models: readonly string[]): string[] {
   for (const pattern of patterns) {
     for (const m of text.matchAll(pattern)) found.push({ at: m.index, match: m[0].replace(/\s+/g, '') });
   }
-  return found
-    .sort((a, b) => a.at - b.at)
-    .map((f) => `${text.slice(0, f.at).split('\n').length}: ${f.match}`);
+  return found.sort((a, b) => a.at - b.at).map((f) => `${text.slice(0, f.at).split('\n').length}: ${f.match}`);
 }
 
 async function sourceFiles(dir: string): Promise<string[]> {

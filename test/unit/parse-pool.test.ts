@@ -45,7 +45,9 @@ function echoedBy(result: { parsed: { ok: boolean; reason?: string } }): string 
 describe('ParsePool with the real parse worker', () => {
   it('parses a message in a worker thread and brings back the whole parsed email', async () => {
     const p = pool();
-    const result = await p.read(mail('Hello, where is my invoice?\r\n\r\nOn Mon, 3 Nov 2025 at 09:00, Acme <support@acme.example> wrote:\r\n> old\r\n'));
+    const result = await p.read(
+      mail('Hello, where is my invoice?\r\n\r\nOn Mon, 3 Nov 2025 at 09:00, Acme <support@acme.example> wrote:\r\n> old\r\n'),
+    );
     expect(p.inProcess).toBe(false);
     expect(p.size).toBe(1);
     expect(result.text).toBe('Hello, where is my invoice?');
@@ -87,7 +89,10 @@ describe('ParsePool with the real parse worker', () => {
   it('parses the hostile HTML and combining-mark mails in a worker', async () => {
     const p = pool();
     const deep = Buffer.from(
-      'From: a@customer.example\r\nSubject: deep\r\nContent-Type: text/html\r\n\r\n' + '<div>'.repeat(300_000) + 'Deep text.' + '</div>'.repeat(300_000),
+      'From: a@customer.example\r\nSubject: deep\r\nContent-Type: text/html\r\n\r\n' +
+        '<div>'.repeat(300_000) +
+        'Deep text.' +
+        '</div>'.repeat(300_000),
     );
     const marks = mail('a' + '\u0301'.repeat(150_000));
     const [a, b] = await Promise.all([p.read(deep), p.read(marks)]);
@@ -99,9 +104,9 @@ describe('ParsePool with the real parse worker', () => {
     const script = [
       "import { ParsePool } from './src/ingest/parse-pool.ts';",
       "import { silentLogger } from './src/logger.ts';",
-      "const pool = new ParsePool({ workers: 2, timeoutMs: 20000, memoryMb: 256 }, silentLogger);",
+      'const pool = new ParsePool({ workers: 2, timeoutMs: 20000, memoryMb: 256 }, silentLogger);',
       "const r = await pool.read(Buffer.from('From: a@b.example\\r\\nSubject: s\\r\\n\\r\\nbody'));",
-      "console.log(r.parsed.ok ? r.parsed.email.subject : r.parsed.reason);",
+      'console.log(r.parsed.ok ? r.parsed.email.subject : r.parsed.reason);',
     ].join('\n');
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: new URL('../..', import.meta.url).pathname,

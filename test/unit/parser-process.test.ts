@@ -21,19 +21,27 @@ const report = z.object({
 
 function runChild(files: string[]): Promise<z.infer<typeof report>> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', CHILD, ...files], { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`child failed: ${error.message}\n${stderr}`));
-      try {
-        resolve(report.parse(JSON.parse(stdout.trim().split('\n').pop() ?? '')));
-      } catch (parseError) {
-        reject(new Error(`unreadable child report: ${String(parseError)}\n${stdout}\n${stderr}`));
-      }
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', CHILD, ...files],
+      { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`child failed: ${error.message}\n${stderr}`));
+        try {
+          resolve(report.parse(JSON.parse(stdout.trim().split('\n').pop() ?? '')));
+        } catch (parseError) {
+          reject(new Error(`unreadable child report: ${String(parseError)}\n${stdout}\n${stderr}`));
+        }
+      },
+    );
   });
 }
 
 async function emlFiles(folder: string): Promise<string[]> {
-  return (await readdir(path.join(FIXTURES, folder))).filter((f) => f.endsWith('.eml')).sort().map((f) => path.join(FIXTURES, folder, f));
+  return (await readdir(path.join(FIXTURES, folder)))
+    .filter((f) => f.endsWith('.eml'))
+    .sort()
+    .map((f) => path.join(FIXTURES, folder, f));
 }
 
 describe('parsing hostile mail in a process of its own', () => {

@@ -280,14 +280,21 @@ describe('bounds', () => {
   });
 
   it('returns a bounded list of findings and plain-text excerpts', () => {
-    const body = Array.from({ length: 50 }, (_, i) => `Your refund number ${i} has been approved on ${i % 28 + 1} March.`).join(' ');
+    const body = Array.from({ length: 50 }, (_, i) => `Your refund number ${i} has been approved on ${(i % 28) + 1} March.`).join(' ');
     const result = review(body);
     expect(result.findings.length).toBeLessThanOrEqual(20);
     for (const finding of result.findings) expect(finding.excerpt.length).toBeLessThanOrEqual(160);
   });
 
   it('handles pathological input without failing', () => {
-    for (const body of ['1 '.repeat(9000), '5,'.repeat(9000), 'а'.repeat(19_000) + 'refund', '<'.repeat(19_000), '&#'.repeat(9000), '。'.repeat(19_000)]) {
+    for (const body of [
+      '1 '.repeat(9000),
+      '5,'.repeat(9000),
+      'а'.repeat(19_000) + 'refund',
+      '<'.repeat(19_000),
+      '&#'.repeat(9000),
+      '。'.repeat(19_000),
+    ]) {
       expect(() => review(body)).not.toThrow();
     }
   });

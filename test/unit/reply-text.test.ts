@@ -317,7 +317,11 @@ describe('extractReplyText: plain-text replies', () => {
       text: lines('Done.', 'On Tue, Mar 4, 2025 at 10:15 AM Acme Support <support@acme.com>', 'wrote:', 'Old text'),
       expected: 'Done.',
     },
-    { name: 'Outlook -----Original Message----- cuts the history', text: OUTLOOK_TEXT, expected: 'Please cancel my subscription.\n\nThanks,\nBob' },
+    {
+      name: 'Outlook -----Original Message----- cuts the history',
+      text: OUTLOOK_TEXT,
+      expected: 'Please cancel my subscription.\n\nThanks,\nBob',
+    },
     {
       name: 'an Outlook From/Sent/To/Subject block after an underscore line is removed with the line',
       text: OUTLOOK_UNDERSCORE_TEXT,
@@ -380,7 +384,10 @@ describe('extractReplyText: localised attribution lines', () => {
     ['German Gmail', 'Am Di., 4. März 2025 um 10:15 Uhr schrieb Acme Support <support@acme.com>:'],
     ['German Apple Mail', 'Am 04.03.2025 um 10:15 schrieb Acme Support <support@acme.com>:'],
     ['German mobile Gmail', 'Acme Support <support@acme.com> schrieb am Di., 4. März 2025, 10:15:'],
-    ['French with a non-breaking space before the colon', 'Le mar. 4 mars 2025 à 10:15, Acme Support <support@acme.com> a\u00A0écrit\u00A0:'],
+    [
+      'French with a non-breaking space before the colon',
+      'Le mar. 4 mars 2025 à 10:15, Acme Support <support@acme.com> a\u00A0écrit\u00A0:',
+    ],
     ['French with a normal space before the colon', 'Le 4 mars 2025 à 10:15, Acme Support a écrit :'],
     ['Spanish', 'El mar, 4 mar 2025 a las 10:15, Acme Support (<support@acme.com>) escribió:'],
     ['Dutch', 'Op di 4 mrt 2025 om 10:15 schreef Acme Support <support@acme.com>:'],
@@ -412,15 +419,67 @@ describe('extractReplyText: localised attribution lines', () => {
 
 describe('extractReplyText: Outlook header blocks and original-message separators', () => {
   const blocks: Array<[string, string[]]> = [
-    ['English', ['From: Acme Support <support@acme.com>', 'Sent: Tuesday, March 4, 2025 10:15 AM', 'To: Bob <bob@example.com>', 'Subject: RE: Order']],
-    ['German', ['Von: Acme Support <support@acme.com>', 'Gesendet: Dienstag, 4. März 2025 10:15', 'An: Klaus Müller <klaus@example.de>', 'Betreff: AW: Rechnung']],
-    ['French (nbsp before colons)', ['De\u00A0: Acme Support <support@acme.com>', 'Envoyé\u00A0: mardi 4 mars 2025 10:15', 'À\u00A0: Marie <marie@example.fr>', 'Objet\u00A0: RE: Commande']],
-    ['Spanish', ['De: Acme Support <support@acme.com>', 'Enviado: martes, 4 de marzo de 2025 10:15', 'Para: Ana <ana@example.es>', 'Asunto: RE: Pedido']],
-    ['Dutch', ['Van: Acme Support <support@acme.com>', 'Verzonden: dinsdag 4 maart 2025 10:15', 'Aan: Joost <joost@example.nl>', 'Onderwerp: RE: Bestelling']],
-    ['Chinese', ['发件人: Acme Support <support@acme.com>', '发送时间: 2025年3月4日 10:15', '收件人: 王伟 <wang@example.cn>', '主题: 回复: 订单']],
-    ['Chinese with full-width colons', ['发件人：Acme Support <support@acme.com>', '发送时间：2025年3月4日 10:15', '收件人：王伟', '主题：回复: 订单']],
-    ['Outlook without addresses (Exchange names)', ['From: Acme Support', 'Sent: Tuesday, March 4, 2025 10:15 AM', 'To: Bob Smith', 'Cc: Billing', 'Subject: RE: Order']],
-    ['Gmail-rendered bold keys', ['*From:* Acme Support <support@acme.com>', '*Sent:* Tuesday, March 4, 2025 10:15 AM', '*To:* Bob <bob@example.com>', '*Subject:* RE: Order']],
+    [
+      'English',
+      ['From: Acme Support <support@acme.com>', 'Sent: Tuesday, March 4, 2025 10:15 AM', 'To: Bob <bob@example.com>', 'Subject: RE: Order'],
+    ],
+    [
+      'German',
+      [
+        'Von: Acme Support <support@acme.com>',
+        'Gesendet: Dienstag, 4. März 2025 10:15',
+        'An: Klaus Müller <klaus@example.de>',
+        'Betreff: AW: Rechnung',
+      ],
+    ],
+    [
+      'French (nbsp before colons)',
+      [
+        'De\u00A0: Acme Support <support@acme.com>',
+        'Envoyé\u00A0: mardi 4 mars 2025 10:15',
+        'À\u00A0: Marie <marie@example.fr>',
+        'Objet\u00A0: RE: Commande',
+      ],
+    ],
+    [
+      'Spanish',
+      [
+        'De: Acme Support <support@acme.com>',
+        'Enviado: martes, 4 de marzo de 2025 10:15',
+        'Para: Ana <ana@example.es>',
+        'Asunto: RE: Pedido',
+      ],
+    ],
+    [
+      'Dutch',
+      [
+        'Van: Acme Support <support@acme.com>',
+        'Verzonden: dinsdag 4 maart 2025 10:15',
+        'Aan: Joost <joost@example.nl>',
+        'Onderwerp: RE: Bestelling',
+      ],
+    ],
+    [
+      'Chinese',
+      ['发件人: Acme Support <support@acme.com>', '发送时间: 2025年3月4日 10:15', '收件人: 王伟 <wang@example.cn>', '主题: 回复: 订单'],
+    ],
+    [
+      'Chinese with full-width colons',
+      ['发件人：Acme Support <support@acme.com>', '发送时间：2025年3月4日 10:15', '收件人：王伟', '主题：回复: 订单'],
+    ],
+    [
+      'Outlook without addresses (Exchange names)',
+      ['From: Acme Support', 'Sent: Tuesday, March 4, 2025 10:15 AM', 'To: Bob Smith', 'Cc: Billing', 'Subject: RE: Order'],
+    ],
+    [
+      'Gmail-rendered bold keys',
+      [
+        '*From:* Acme Support <support@acme.com>',
+        '*Sent:* Tuesday, March 4, 2025 10:15 AM',
+        '*To:* Bob <bob@example.com>',
+        '*Subject:* RE: Order',
+      ],
+    ],
   ];
 
   it.each(blocks)('%s header block cuts the history', (_name, block) => {
@@ -448,17 +507,41 @@ describe('extractReplyText: forwards keep only what the forwarder wrote', () => 
     '<div>Your payment failed.</div></div></div>';
 
   runCases([
-    { name: 'a Gmail HTML forward keeps the note above the forwarded message', html: gmailForwardHtml('FYI, see the error below.'), expected: 'FYI, see the error below.' },
+    {
+      name: 'a Gmail HTML forward keeps the note above the forwarded message',
+      html: gmailForwardHtml('FYI, see the error below.'),
+      expected: 'FYI, see the error below.',
+    },
     // Issue 16: a message that is only a forward sends us the forwarded message's text.
     { name: 'a Gmail HTML forward without a note gives the forwarded text', html: gmailForwardHtml(''), expected: 'Your payment failed.' },
     {
       name: 'a Gmail text forward keeps the note',
-      text: lines('FYI, see the error below.', '', '---------- Forwarded message ---------', 'From: Billing <billing@acme.com>', 'Date: Tue, Mar 4, 2025 at 10:15 AM', 'Subject: Payment failed', 'To: <jane@example.com>', '', '', 'Your payment failed.'),
+      text: lines(
+        'FYI, see the error below.',
+        '',
+        '---------- Forwarded message ---------',
+        'From: Billing <billing@acme.com>',
+        'Date: Tue, Mar 4, 2025 at 10:15 AM',
+        'Subject: Payment failed',
+        'To: <jane@example.com>',
+        '',
+        '',
+        'Your payment failed.',
+      ),
       expected: 'FYI, see the error below.',
     },
     {
       name: 'an Apple Mail forward ("Begin forwarded message:") keeps the note',
-      text: lines('Can you check this?', '', 'Sent from my iPad', '', 'Begin forwarded message:', '', '> From: Billing <billing@acme.com>', '> Subject: Payment failed'),
+      text: lines(
+        'Can you check this?',
+        '',
+        'Sent from my iPad',
+        '',
+        'Begin forwarded message:',
+        '',
+        '> From: Billing <billing@acme.com>',
+        '> Subject: Payment failed',
+      ),
       expected: 'Can you check this?',
     },
     {
@@ -468,7 +551,14 @@ describe('extractReplyText: forwards keep only what the forwarder wrote', () => 
     },
     {
       name: 'a Thunderbird forward ("-------- Forwarded Message --------") keeps the note',
-      text: lines('Forwarding as discussed.', '', '-------- Forwarded Message --------', 'Subject: \tPayment failed', 'Date: \tTue, 4 Mar 2025 10:15:00 +0100', OLD),
+      text: lines(
+        'Forwarding as discussed.',
+        '',
+        '-------- Forwarded Message --------',
+        'Subject: \tPayment failed',
+        'Date: \tTue, 4 Mar 2025 10:15:00 +0100',
+        OLD,
+      ),
       expected: 'Forwarding as discussed.',
     },
     {
@@ -525,7 +615,11 @@ describe('extractReplyText: signatures and mobile footers', () => {
     { name: 'a "-- " line removes the signature after it', text: 'Thanks\n-- \nJohn Smith\nACME Ltd', expected: 'Thanks' },
     { name: 'a "--" line without the trailing space also works', text: 'Thanks\n--\nJohn Smith', expected: 'Thanks' },
     { name: 'a message that is only a signature is empty', text: '-- \nJohn Smith', expected: '' },
-    { name: 'an underscore-only line alone is not a signature', text: 'Totals below\n__\nOrder 1: $5', expected: 'Totals below\n__\nOrder 1: $5' },
+    {
+      name: 'an underscore-only line alone is not a signature',
+      text: 'Totals below\n__\nOrder 1: $5',
+      expected: 'Totals below\n__\nOrder 1: $5',
+    },
   ]);
 
   const footers = [
@@ -591,8 +685,8 @@ describe('extractReplyText: legitimate content survives', () => {
     },
     {
       name: 'a "From:" sentence is not an Outlook header',
-      text: 'From: the dashboard I can\'t export the CSV.\nTo: be clear, it worked last week.',
-      expected: 'From: the dashboard I can\'t export the CSV.\nTo: be clear, it worked last week.',
+      text: "From: the dashboard I can't export the CSV.\nTo: be clear, it worked last week.",
+      expected: "From: the dashboard I can't export the CSV.\nTo: be clear, it worked last week.",
     },
     {
       name: 'a sentence ending in "<address>:" without a time survives',
@@ -691,8 +785,13 @@ describe('extractReplyText: robustness on huge and hostile input', () => {
 
   it('handles 10,000 levels of nesting around the reply and the quote', () => {
     const html =
-      '<div>'.repeat(10_000) + 'Deep reply' + '<blockquote type="cite">old</blockquote>' + '</div>'.repeat(10_000) +
-      '<div id="divRplyFwdMsg">From: x</div>' + '<span>'.repeat(10_000) + 'quoted';
+      '<div>'.repeat(10_000) +
+      'Deep reply' +
+      '<blockquote type="cite">old</blockquote>' +
+      '</div>'.repeat(10_000) +
+      '<div id="divRplyFwdMsg">From: x</div>' +
+      '<span>'.repeat(10_000) +
+      'quoted';
     expect(extractReplyText({ text: null, html })).toBe('Deep reply');
   });
 
@@ -793,11 +892,31 @@ describe('splitSameLineAttribution: text on the same line as an attribution', ()
 
 describe('headerBlockAt and separatorKind', () => {
   it.each([
-    ['GMX (date first)', ['Gesendet: Dienstag, 04. März 2025 um 10:15 Uhr', 'Von: "Lindwurm" <s@lindwurm.example>', 'An: h@gmx.example', 'Betreff: Re: Login']],
-    ['Lotus Notes (tabs, To first)', ['To:\tHendrik Vaal/Ops/Brackwater@Brackwater', 'From:\tGranite <s@granite.example>', 'Date:\t04.03.2025 10:15', 'Subject:\tWindow']],
-    ['Outlook with blank lines between fields', ['From: Orders <o@acme.example>', '', 'Sent: Tuesday, March 4, 2025 10:15 AM', '', 'To: Omar', '', 'Subject: Order']],
-    ['QQ Mail', ['发件人: "云杉"<kefu@yunshan.example>;', '发送时间: 2025年3月4日(星期二) 上午10:15', '收件人: "王伟"<w@qinghe.example>;', '主题: 确认']],
-    ['Hungarian Outlook', ['Feladó: Balaton <r@balaton.example>', 'Elküldve: 2025. március 4., kedd 10:15', 'Címzett: Kovács Péter', 'Tárgy: Rendelés']],
+    [
+      'GMX (date first)',
+      ['Gesendet: Dienstag, 04. März 2025 um 10:15 Uhr', 'Von: "Lindwurm" <s@lindwurm.example>', 'An: h@gmx.example', 'Betreff: Re: Login'],
+    ],
+    [
+      'Lotus Notes (tabs, To first)',
+      ['To:\tHendrik Vaal/Ops/Brackwater@Brackwater', 'From:\tGranite <s@granite.example>', 'Date:\t04.03.2025 10:15', 'Subject:\tWindow'],
+    ],
+    [
+      'Outlook with blank lines between fields',
+      ['From: Orders <o@acme.example>', '', 'Sent: Tuesday, March 4, 2025 10:15 AM', '', 'To: Omar', '', 'Subject: Order'],
+    ],
+    [
+      'QQ Mail',
+      [
+        '发件人: "云杉"<kefu@yunshan.example>;',
+        '发送时间: 2025年3月4日(星期二) 上午10:15',
+        '收件人: "王伟"<w@qinghe.example>;',
+        '主题: 确认',
+      ],
+    ],
+    [
+      'Hungarian Outlook',
+      ['Feladó: Balaton <r@balaton.example>', 'Elküldve: 2025. március 4., kedd 10:15', 'Címzett: Kovács Péter', 'Tárgy: Rendelés'],
+    ],
   ])('%s is a header block', (_name, block) => {
     expect(headerBlockAt(block, 0)).not.toBeNull();
   });
@@ -831,7 +950,16 @@ describe('headerBlockAt and separatorKind', () => {
   );
 
   it('recognises forward subjects in several languages', () => {
-    for (const subject of ['Fwd: Invoice', 'FW: Invoice', 'WG: Rechnung', 'TR : Facture', 'RV: Factura', 'ENC: Fatura', '转发: 发票', 'İLT: Fatura']) {
+    for (const subject of [
+      'Fwd: Invoice',
+      'FW: Invoice',
+      'WG: Rechnung',
+      'TR : Facture',
+      'RV: Factura',
+      'ENC: Fatura',
+      '转发: 发票',
+      'İLT: Fatura',
+    ]) {
       expect(isForwardSubject(subject)).toBe(true);
     }
     expect(isForwardSubject('Re: Invoice')).toBe(false);
@@ -906,7 +1034,7 @@ describe('footers: app and device sign-offs, list footers, dash signatures', () 
 describe('extractReplyText: forwards, quote-only messages and false attributions', () => {
   runCases([
     {
-      name: 'a forward-only message returns the forwarded text, without the forwarded message\'s own quotes',
+      name: "a forward-only message returns the forwarded text, without the forwarded message's own quotes",
       text: lines(
         '---------- Forwarded message ---------',
         'From: Dana <dana@farm.example>',
@@ -923,11 +1051,20 @@ describe('extractReplyText: forwards, quote-only messages and false attributions
     },
     {
       name: 'a reply that is only quote (Outlook, subject without a forward prefix) stays empty',
-      text: lines('', '-----Original Message-----', 'From: Acme <a@acme.example>', 'Sent: Tuesday, March 4, 2025 10:15 AM', 'To: Jane', 'Subject: RE: Order', '', 'Anything else?'),
+      text: lines(
+        '',
+        '-----Original Message-----',
+        'From: Acme <a@acme.example>',
+        'Sent: Tuesday, March 4, 2025 10:15 AM',
+        'To: Jane',
+        'Subject: RE: Order',
+        '',
+        'Anything else?',
+      ),
       expected: '',
     },
     {
-      name: 'a weak attribution followed by the customer\'s own text is kept',
+      name: "a weak attribution followed by the customer's own text is kept",
       text: lines('Your colleague Mira wrote:', '"we will refund you within 5 days"', 'It has been three weeks.'),
       expected: 'Your colleague Mira wrote:\n"we will refund you within 5 days"\nIt has been three weeks.',
     },

@@ -14,7 +14,11 @@ function fakePipeline(clock: { now(): Date }, scheduler: VirtualScheduler, behav
     runTurn: async (threadId) => {
       log.push(`turn ${threadId} @${clock.now().toISOString().slice(11, 16)}`);
       if (threadId === behaviour.failTurn) throw new Error('model down');
-      await scheduler.promotionDue(threadId, 'quiet', promotionDueAt({ lastMessageAt: clock.now(), status: 'open' }, (behaviour.quietAfterH ?? 2) * 3_600_000).at);
+      await scheduler.promotionDue(
+        threadId,
+        'quiet',
+        promotionDueAt({ lastMessageAt: clock.now(), status: 'open' }, (behaviour.quietAfterH ?? 2) * 3_600_000).at,
+      );
       return { kind: 'nothing-pending' };
     },
     turnFailed: async (threadId, reason) => void log.push(`handed ${threadId}: ${reason}`),

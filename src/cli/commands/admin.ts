@@ -89,7 +89,13 @@ export function runThread(threadId: string): Promise<void> {
         skip_reason: m.skipReason,
         text: m.extractedText,
       })),
-      turns: turns.map((t) => ({ id: t.id, status: t.status, prompt_tokens: t.promptTokens, completion_tokens: t.completionTokens, error: t.error })),
+      turns: turns.map((t) => ({
+        id: t.id,
+        status: t.status,
+        prompt_tokens: t.promptTokens,
+        completion_tokens: t.completionTokens,
+        error: t.error,
+      })),
     });
   });
 }
@@ -119,14 +125,25 @@ export function runWhy(ref: string, key: string | undefined): Promise<void> {
 export function runFactsSet(ref: string, key: string, value: string, options: { category?: string }): Promise<void> {
   return withRuntime(async ({ db, policy }) => {
     const entity = await requireEntity(db, ref);
-    const factId = await setTrustedFact(db, policy, entity.id, { key, value, ...(options.category ? { category: options.category } : {}), origin: 'operator', actor: 'cli' });
+    const factId = await setTrustedFact(db, policy, entity.id, {
+      key,
+      value,
+      ...(options.category ? { category: options.category } : {}),
+      origin: 'operator',
+      actor: 'cli',
+    });
     print(`Set ${key} for ${entity.id} (fact ${factId}).`);
   });
 }
 
 export function runImport(file: string): Promise<void> {
   return withRuntime(async ({ db, policy, config }) => {
-    const result = await importFacts(db, policy, { mode: config.entity.key, extraFreeMailDomains: config.entity.extraFreeMailDomains }, file);
+    const result = await importFacts(
+      db,
+      policy,
+      { mode: config.entity.key, extraFreeMailDomains: config.entity.extraFreeMailDomains },
+      file,
+    );
     print(`Imported ${result.facts} fact(s) for ${result.customers} customer(s) from ${file}.`);
   });
 }

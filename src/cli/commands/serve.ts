@@ -32,7 +32,9 @@ export async function runServe(parts: ServeParts): Promise<void> {
       const poller = startPoller(runtime);
       stops.push(() => poller.stop());
     } else if (parts.poll === 'if-configured') {
-      logger.warn('IMAP is not configured (IMAP_HOST, IMAP_USER, IMAP_PASSWORD): not polling a mailbox. Use `support-agent replay` to feed .eml files.');
+      logger.warn(
+        'IMAP is not configured (IMAP_HOST, IMAP_USER, IMAP_PASSWORD): not polling a mailbox. Use `support-agent replay` to feed .eml files.',
+      );
     }
     if (parts.console === true || (parts.console === 'if-configured' && config.console.password)) {
       const { startConsole } = await import('../../console/server.ts');
@@ -81,4 +83,3 @@ function waitForShutdownSignal(): Promise<void> {
     process.once('SIGTERM', done);
   });
 }
-

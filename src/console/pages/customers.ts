@@ -22,9 +22,10 @@ export async function customersPage(c: ConsoleContext): Promise<Response> {
   <input type="search" id="customer-search" name="q" value="${q ?? ''}"></div>
   <button type="submit">Search</button>
 </form>
-${customers.length === 0
-  ? html`<p>${q ? 'No customer matches that search.' : 'No customers yet.'}</p>`
-  : html`<div class="table-wrap"><table>
+${
+  customers.length === 0
+    ? html`<p>${q ? 'No customer matches that search.' : 'No customers yet.'}</p>`
+    : html`<div class="table-wrap"><table>
   <caption class="sr-only">Customers${q ? ` matching ${q}` : ''}</caption>
   <thead><tr><th scope="col">Customer</th><th scope="col">Addresses</th><th scope="col">Threads</th><th scope="col">Active facts</th><th scope="col">Updated</th></tr></thead>
   <tbody>${customers.map(
@@ -33,6 +34,7 @@ ${customers.length === 0
       <td>${e.addresses.join(', ')}</td>
       <td>${e.threadCount}</td><td>${e.activeFactCount}</td><td>${time(e.updatedAt)}</td>
     </tr>`,
-  )}</tbody></table></div>`}`;
+  )}</tbody></table></div>`
+}`;
   return c.html(renderPage({ title: 'Customers', section: 'customers', session: c.get('session'), notice: readNotice(c), body }));
 }

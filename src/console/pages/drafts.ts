@@ -6,7 +6,15 @@ import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import type { ConsoleContext, Session } from '../context.ts';
 import { csrfField } from '../csrf.ts';
-import { approveDraft, discardDraft, editAndSendDraft, editDraft, settleSend, takeOverThread, type DraftActionResult } from '../draft-actions.ts';
+import {
+  approveDraft,
+  discardDraft,
+  editAndSendDraft,
+  editDraft,
+  settleSend,
+  takeOverThread,
+  type DraftActionResult,
+} from '../draft-actions.ts';
 import { handedOffThreads, unknownSends, type HandedOffThread, type UnknownSend } from '../../store/attention.ts';
 import { countDraftsToReview, draftsToReview, draftThreadId, recentlyHandledDrafts, type DraftCard } from '../../store/draft-review.ts';
 import type { DraftFlag } from '../../store/turns.ts';
@@ -120,9 +128,11 @@ export function draftCard(draft: DraftCard, session: Session, returnTo: ReturnTo
     </section>
     <aside class="context" aria-label="Thread context">
       ${heading(sub, 'Customer wrote')}
-      ${draft.customerWrote.length === 0
-        ? html`<p class="muted">No message recorded for this turn.</p>`
-        : draft.customerWrote.map((m) => mailText(m.text))}
+      ${
+        draft.customerWrote.length === 0
+          ? html`<p class="muted">No message recorded for this turn.</p>`
+          : draft.customerWrote.map((m) => mailText(m.text))
+      }
       ${heading(sub, 'Thread summary')}
       ${thread.summary ? html`<p>${thread.summary}</p>` : html`<p class="muted">none yet</p>`}
       ${heading(sub, 'Open items')}
@@ -153,9 +163,10 @@ ${handedOffSection(handedOff, session)}
 <p>${waiting === 0 ? 'Nothing waits for review.' : `${waiting} draft${waiting === 1 ? '' : 's'} waiting, newest first${waiting > PAGE_SIZE ? ` (showing the newest ${PAGE_SIZE})` : ''}.`}</p>
 ${drafts.map((d) => draftCard(d, session, 'drafts', canSend))}
 <h2>Recently handled</h2>
-${handled.length === 0
-  ? html`<p class="muted">Nothing yet.</p>`
-  : html`<div class="table-wrap"><table>
+${
+  handled.length === 0
+    ? html`<p class="muted">Nothing yet.</p>`
+    : html`<div class="table-wrap"><table>
   <caption class="sr-only">Drafts already approved, sent, discarded or failed</caption>
   <thead><tr><th scope="col">Subject</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
   <tbody>${handled.map(
@@ -165,24 +176,33 @@ ${handled.length === 0
       <td>${statusBadge(d.status)}${d.error ? html`<br><span class="muted">${d.error}</span>` : ''}</td>
       <td>${time(d.sentAt ?? d.updatedAt)}</td>
     </tr>`,
-  )}</tbody></table></div>`}`;
+  )}</tbody></table></div>`
+}`;
   return c.html(renderPage({ title: 'Drafts to review', section: 'drafts', session, notice: readNotice(c), body }));
 }
 
 const returnField = z.enum(['drafts', 'thread']).default('drafts');
 const actionForm = z.object({ from: returnField }).loose();
-const editForm = z.object({
-  from: returnField,
-  body: formText(100_000).refine((s) => s.trim().length > 0, 'must not be empty'),
-  then: z.enum(['save', 'send']).default('save'),
-}).loose();
+const editForm = z
+  .object({
+    from: returnField,
+    body: formText(100_000).refine((s) => s.trim().length > 0, 'must not be empty'),
+    then: z.enum(['save', 'send']).default('save'),
+  })
+  .loose();
 
 const OUTCOME: Record<Exclude<DraftActionResult, 'not-found' | 'done'>, NoticeCode> = {
   'not-a-draft': 'not-a-draft',
   'smtp-missing': 'smtp-missing',
 };
 
-async function afterAction(c: ConsoleContext, draftId: string, result: DraftActionResult, done: NoticeCode, returnTo: ReturnTo): Promise<Response> {
+async function afterAction(
+  c: ConsoleContext,
+  draftId: string,
+  result: DraftActionResult,
+  done: NoticeCode,
+  returnTo: ReturnTo,
+): Promise<Response> {
   if (result === 'not-found') throw new AppError('NOT_FOUND', 'that draft no longer exists');
   const notice = result === 'done' ? done : OUTCOME[result];
   if (returnTo === 'thread') {
@@ -217,7 +237,13 @@ const settleForm = z.object({ outcome: z.enum(['sent', 'resend']) }).loose();
 export async function settleAction(c: ConsoleContext): Promise<Response> {
   const draftId = readParam(c, 'id');
   const form = await readForm(c, settleForm);
-  return afterAction(c, draftId, await settleSend(c.get('runtime'), draftId, form.outcome), form.outcome === 'sent' ? 'send-confirmed' : 'send-requeued', 'drafts');
+  return afterAction(
+    c,
+    draftId,
+    await settleSend(c.get('runtime'), draftId, form.outcome),
+    form.outcome === 'sent' ? 'send-confirmed' : 'send-requeued',
+    'drafts',
+  );
 }
 
 export async function takeOverAction(c: ConsoleContext): Promise<Response> {

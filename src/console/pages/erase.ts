@@ -84,13 +84,15 @@ ${rows(report.redacted, 'No mentions found.')}</section>
 <section aria-labelledby="erase-replaced"><h2 id="erase-replaced">Replaced whole</h2>${rows(report.replaced, 'Nothing.')}
 ${report.partsEmptied > 0 ? html`<p>${report.partsEmptied} attachment(s) inside stored originals were emptied.</p>` : ''}</section>
 <section aria-labelledby="erase-redis"><h2 id="erase-redis">Job queues (Redis)</h2>
-${redis
-  ? html`<ul>
+${
+  redis
+    ? html`<ul>
   <li>${redis.jobsRemoved} job(s) removed, ${redis.keysDeleted} key(s) deleted, ${redis.eventsRemoved} event(s) removed</li>
   <li>${redis.fieldsRedacted} job field(s), ${redis.logLinesRedacted} log line(s), ${redis.stringsRedacted} value(s) redacted</li>
   <li>${redis.keysScanned} key(s) scanned</li>
 </ul>`
-  : html`<p class="muted">Not reached.</p>`}
+    : html`<p class="muted">Not reached.</p>`
+}
 </section>
 <p><a href="/customers">Back to the customers</a></p>`;
 }

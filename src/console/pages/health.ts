@@ -53,11 +53,15 @@ function queuesSection(queues: QueueHealth[] | string): SafeHtml {
   <tbody>${queues.map((q) => html`<tr><th scope="row">${q.name}</th>${COUNT_STATES.map((s) => html`<td>${q.counts[s] ?? 0}</td>`)}</tr>`)}</tbody>
 </table></div>
 <h3>Recent failures</h3>
-${queues.every((q) => q.failures.length === 0)
-  ? html`<p>No failed jobs.</p>`
-  : html`<ul>${queues.flatMap((q) =>
-      q.failures.map((f) => html`<li><strong>${q.name}</strong> job ${f.id} (${f.name}, ${f.attempts} attempt(s), ${time(f.at)}): ${f.reason}</li>`),
-    )}</ul>`}`;
+${
+  queues.every((q) => q.failures.length === 0)
+    ? html`<p>No failed jobs.</p>`
+    : html`<ul>${queues.flatMap((q) =>
+        q.failures.map(
+          (f) => html`<li><strong>${q.name}</strong> job ${f.id} (${f.name}, ${f.attempts} attempt(s), ${time(f.at)}): ${f.reason}</li>`,
+        ),
+      )}</ul>`
+}`;
 }
 
 export async function healthPage(c: ConsoleContext): Promise<Response> {
@@ -96,28 +100,38 @@ export async function healthPage(c: ConsoleContext): Promise<Response> {
       <dt>Connected</dt><dd>${m.pollerConnected ? html`<span class="badge badge-ok">connected</span>` : html`<span class="badge badge-bad">not connected</span>`}</dd>
       <dt>Last seen</dt><dd>${time(m.pollerSeenAt)}</dd>
       <dt>Last error</dt><dd>${m.pollerLastError ?? html`<span class="muted">none</span>`}</dd>
-      ${m.checkpoints.length === 0
-        ? html`<dt>Folders</dt><dd class="muted">no checkpoint yet</dd>`
-        : m.checkpoints.map((cp) => html`<dt>${cp.folder}</dt><dd>last UID ${cp.lastUid} (UIDVALIDITY ${cp.uidValidity}, updated ${time(cp.updatedAt)})</dd>`)}
+      ${
+        m.checkpoints.length === 0
+          ? html`<dt>Folders</dt><dd class="muted">no checkpoint yet</dd>`
+          : m.checkpoints.map(
+              (cp) =>
+                html`<dt>${cp.folder}</dt><dd>last UID ${cp.lastUid} (UIDVALIDITY ${cp.uidValidity}, updated ${time(cp.updatedAt)})</dd>`,
+            )
+      }
     </dl>
   </article>`,
   )}
 </section>
 <section aria-labelledby="outbox-title">
   <h2 id="outbox-title">Replies by status</h2>
-  ${draftStatuses.length === 0
-    ? html`<p class="muted">No replies yet.</p>`
-    : html`<ul>${draftStatuses.map((d) => html`<li>${d.status}: ${d.count}</li>`)}</ul>`}
+  ${
+    draftStatuses.length === 0
+      ? html`<p class="muted">No replies yet.</p>`
+      : html`<ul>${draftStatuses.map((d) => html`<li>${d.status}: ${d.count}</li>`)}</ul>`
+  }
 </section>
 <section aria-labelledby="usage-title">
   <h2 id="usage-title">LLM token usage, last ${USAGE_DAYS} days</h2>
-  ${usage.length === 0
-    ? html`<p class="muted">No LLM calls recorded.</p>`
-    : html`<div class="table-wrap"><table>
+  ${
+    usage.length === 0
+      ? html`<p class="muted">No LLM calls recorded.</p>`
+      : html`<div class="table-wrap"><table>
     <thead><tr><th scope="col">Day (UTC)</th><th scope="col">Purpose</th><th scope="col">Calls</th><th scope="col">Failed</th><th scope="col">Prompt tokens</th><th scope="col">Completion tokens</th></tr></thead>
     <tbody>${usage.map(
-      (u) => html`<tr><td>${u.day}</td><td>${u.purpose}</td><td>${u.calls}</td><td>${u.failed}</td><td>${u.prompt}</td><td>${u.completion}</td></tr>`,
-    )}</tbody></table></div>`}
+      (u) =>
+        html`<tr><td>${u.day}</td><td>${u.purpose}</td><td>${u.calls}</td><td>${u.failed}</td><td>${u.prompt}</td><td>${u.completion}</td></tr>`,
+    )}</tbody></table></div>`
+  }
 </section>`;
   return c.html(renderPage({ title: 'Health', section: 'health', session: c.get('session'), body }));
 }

@@ -4,7 +4,7 @@
  */
 import { getCookie } from 'hono/cookie';
 import { z } from 'zod';
-import { endSession, passwordMatches, safeNextPath, SESSION_COOKIE, SessionStore, startSession } from '../auth.ts';
+import { endSession, passwordMatches, safeNextPath, SESSION_COOKIE, type SessionStore, startSession } from '../auth.ts';
 import type { ConsoleContext } from '../context.ts';
 import { clearLoginToken, issueLoginToken, loginTokenValid } from '../csrf.ts';
 import { html } from '../html.ts';

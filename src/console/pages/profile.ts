@@ -28,7 +28,8 @@ type SourceLinks = Map<string, { id: string; threadId: string | null }>;
 function sourceCell(fact: ProfileFactRecord, sources: SourceLinks): SafeHtml {
   const source = fact.sourceMessageId ? sources.get(fact.sourceMessageId) : undefined;
   if (source?.threadId) return html`<a href="/threads/${source.threadId}#message-${source.id}">message ${fact.sourceMessageId}</a>`;
-  if (fact.sourceThreadId) return html`<a href="/threads/${fact.sourceThreadId}">thread</a>${fact.sourceMessageId ? html` (${fact.sourceMessageId})` : ''}`;
+  if (fact.sourceThreadId)
+    return html`<a href="/threads/${fact.sourceThreadId}">thread</a>${fact.sourceMessageId ? html` (${fact.sourceMessageId})` : ''}`;
   return html`${fact.sourceMessageId ?? fact.origin}`;
 }
 
@@ -113,38 +114,47 @@ export async function profilePage(c: ConsoleContext): Promise<Response> {
     <summary>Set a fact (including protected facts)</summary>
     ${setFactForm(entity.id, knownKeys, session)}
   </details>
-  ${history.length === 0
-    ? ''
-    : html`<details><summary>Earlier values (${history.length})</summary>
+  ${
+    history.length === 0
+      ? ''
+      : html`<details><summary>Earlier values (${history.length})</summary>
     <ul>${history.map((f) => html`<li>${f.key}: ${f.value} <span class="badge">${f.status}</span> (${f.origin}, until ${time(f.validUntil)})</li>`)}</ul>
-  </details>`}
+  </details>`
+  }
 </section>
 
 <section aria-labelledby="threads-title">
   <h2 id="threads-title">Threads (${threads.length})</h2>
-  ${threads.length === 0
-    ? html`<p class="muted">No threads.</p>`
-    : html`<div class="table-wrap"><table>
+  ${
+    threads.length === 0
+      ? html`<p class="muted">No threads.</p>`
+      : html`<div class="table-wrap"><table>
     <thead><tr><th scope="col">Subject</th><th scope="col">Topic</th><th scope="col">Status</th><th scope="col">Last message</th></tr></thead>
     <tbody>${threads.map(
-      (t) => html`<tr><td><a href="/threads/${t.id}">${t.subject || '(no subject)'}</a></td><td>${t.topic ?? html`<span class="muted">not promoted yet</span>`}</td>
+      (
+        t,
+      ) => html`<tr><td><a href="/threads/${t.id}">${t.subject || '(no subject)'}</a></td><td>${t.topic ?? html`<span class="muted">not promoted yet</span>`}</td>
       <td>${t.status}</td><td>${time(t.lastMessageAt)}</td></tr>`,
-    )}</tbody></table></div>`}
+    )}</tbody></table></div>`
+  }
 </section>
 
 <section aria-labelledby="commitments-title">
   <h2 id="commitments-title">Outstanding commitments (${commitments.length})</h2>
-  ${commitments.length === 0
-    ? html`<p class="muted">None.</p>`
-    : html`<ul>${commitments.map((m) => html`<li>${m.text}${m.due ? html` (due ${m.due})` : ''} · <a href="/threads/${m.threadId}">thread</a></li>`)}</ul>`}
+  ${
+    commitments.length === 0
+      ? html`<p class="muted">None.</p>`
+      : html`<ul>${commitments.map((m) => html`<li>${m.text}${m.due ? html` (due ${m.due})` : ''} · <a href="/threads/${m.threadId}">thread</a></li>`)}</ul>`
+  }
 </section>
 
 <section aria-labelledby="trail-title">
   <h2 id="trail-title">Decision trail (${decisions.length})</h2>
   <p class="muted">Every candidate fact and operator change, accepted or rejected, with the rule that decided it. Newest first.</p>
-  ${decisions.length === 0
-    ? html`<p class="muted">No decisions yet.</p>`
-    : html`<div class="table-wrap"><table>
+  ${
+    decisions.length === 0
+      ? html`<p class="muted">No decisions yet.</p>`
+      : html`<div class="table-wrap"><table>
     <thead><tr><th scope="col">When</th><th scope="col">Decision</th><th scope="col">Fact</th><th scope="col">Rule</th><th scope="col">Origin</th><th scope="col">Evidence</th></tr></thead>
     <tbody>${decisions.map(
       (d) => html`<tr id="decision-${d.id}">
@@ -155,7 +165,8 @@ export async function profilePage(c: ConsoleContext): Promise<Response> {
         <td>${d.origin}${d.run ? html`<br><a href="/threads/${d.run.threadId}">thread</a> (${d.run.trigger})` : ''}</td>
         <td>${d.evidence ? html`<q>${d.evidence}</q>` : ''}${d.sourceMessageId ? html`<br><span class="muted">${d.sourceMessageId}</span>` : ''}</td>
       </tr>`,
-    )}</tbody></table></div>`}
+    )}</tbody></table></div>`
+  }
 </section>
 
 <section aria-labelledby="erase-title">

@@ -89,9 +89,10 @@ ${thread.promotionFailedAt ? html`<p class="notice notice-error">Promotion into 
 </section>
 <section aria-labelledby="turns-title">
   <h2 id="turns-title">Turns (${turns.length})</h2>
-  ${turns.length === 0
-    ? html`<p class="muted">No turns yet.</p>`
-    : html`<div class="table-wrap"><table>
+  ${
+    turns.length === 0
+      ? html`<p class="muted">No turns yet.</p>`
+      : html`<div class="table-wrap"><table>
     <thead><tr><th scope="col">Started</th><th scope="col">Status</th><th scope="col">Model</th><th scope="col">Prompt tokens</th><th scope="col">Completion tokens</th></tr></thead>
     <tbody>${turns.map(
       (t) => html`<tr id="turn-${t.id}">
@@ -103,7 +104,8 @@ ${thread.promotionFailedAt ? html`<p class="notice notice-error">Promotion into 
       t.prompt
         ? html`<details class="prompt"><summary>Prompt of turn ${i + 1} (${t.promptTokens} tokens)</summary>${mailText(t.prompt)}</details>`
         : '',
-    )}`}
+    )}`
+  }
 </section>`;
   return c.html(renderPage({ title: thread.subject || 'Thread', section: null, session, notice: readNotice(c), body }));
 }
