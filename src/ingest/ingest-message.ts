@@ -10,7 +10,7 @@ import { entityKeyFor, foldPlusAddress, type EntityKeyOptions } from '../mail/ad
 import { trustedAuthVerdict } from '../mail/auth-results.ts';
 import { classifyEmail, type SkipReason } from '../mail/classify.ts';
 import { rawHashMessageId, syntheticMessageId, verifyAgentMessageId } from '../mail/message-id.ts';
-import { orderKeys, sharesKey } from '../mail/ingest-order.ts';
+import { orderKeys } from '../mail/ingest-order.ts';
 import type { ParsedEmail, ParseOutcome } from '../mail/parse-message.ts';
 import { isForwardSubject, normaliseSubject, sanitiseHeaderValue } from '../mail/subject.ts';
 import { decideThread, headerIdsInPreferenceOrder, type ThreadDecision } from '../mail/threading.ts';
@@ -30,6 +30,7 @@ import {
   type NewInboundMessage,
 } from '../store/ingest-store.ts';
 import type { SqlExecutor } from '../store/sql.ts';
+import { runOrderedWindow } from './ordered-window.ts';
 import { markDraftsBounced } from '../store/bounced-drafts.ts';
 import { DEFAULT_PARSE_SETTINGS, sharedParsePool, type MessageReader, type ParseSettings } from './parse-pool.ts';
 import type { ReadMessage } from './read-message.ts';
@@ -153,59 +154,13 @@ export async function ingestInOrder(
   onIngested?: (result: IngestResult, index: number) => Promise<void> | void,
   maxSideBySide = MAX_SIDE_BY_SIDE,
 ): Promise<IngestResult[]> {
-  const preparing: Array<Promise<Prepared>> = [];
-  const prepareUpTo = (end: number) => {
-    for (let i = preparing.length; i < Math.min(end, items.length); i++) {
-      const work = prepare(deps, items[i]!.raw, items[i]!.options ?? {});
-      // Awaited below; this keeps a rejection from being reported as unhandled in the meantime.
-      work.catch(() => undefined);
-      preparing.push(work);
-    }
-  };
-  const results: IngestResult[] = [];
-  const stored: boolean[] = [];
-  /** Settles (never rejects) when the message is stored or has failed. */
-  const running = new Map<number, { keys: readonly string[]; settled: Promise<void> }>();
-  /** The earliest message that failed; nothing from it on is reported. */
-  const first: { failure: { index: number; error: unknown } | null } = { failure: null };
-  let reported = 0;
-  const reportInOrder = async () => {
-    while (reported < items.length && stored[reported] && (first.failure === null || reported < first.failure.index)) {
-      await onIngested?.(results[reported]!, reported);
-      reported++;
-    }
-  };
-
-  for (let i = 0; i < items.length && first.failure === null; i++) {
-    prepareUpTo(i + 1 + maxSideBySide);
-    const prepared = await preparing[i]!;
-    const { keys } = prepared;
-    const own = new Set(keys);
-    for (;;) {
-      const blockers = [...running.values()].filter((r) => sharesKey(r.keys, own));
-      if (blockers.length === 0 && running.size < maxSideBySide) break;
-      await Promise.race((blockers.length > 0 ? blockers : [...running.values()]).map((r) => r.settled));
-      if (first.failure !== null) break;
-    }
-    // Report what is stored before starting more, so the caller's checkpoint keeps up.
-    await reportInOrder();
-    if (first.failure !== null) break;
-    const item = items[i]!;
-    const settled = ingestPrepared(deps, item.raw, prepared, item.source, item.options ?? {}).then(
-      (result) => {
-        results[i] = result;
-        stored[i] = true;
-      },
-      (error: unknown) => {
-        if (first.failure === null || i < first.failure.index) first.failure = { index: i, error };
-      },
-    );
-    running.set(i, { keys, settled: settled.finally(() => running.delete(i)) });
-  }
-  await Promise.all([...running.values()].map((r) => r.settled));
-  await reportInOrder();
-  if (first.failure !== null) throw first.failure.error;
-  return results;
+  return runOrderedWindow(items, {
+    prepare: (item) => prepare(deps, item.raw, item.options ?? {}),
+    keysOf: (prepared) => prepared.keys,
+    run: (item, prepared) => ingestPrepared(deps, item.raw, prepared, item.source, item.options ?? {}),
+    ...(onIngested ? { onDone: onIngested } : {}),
+    maxSideBySide,
+  });
 }
 
 async function ingestPrepared(

@@ -115,3 +115,24 @@ export async function openCommitments(db: DbClient, entityId: string): Promise<O
     select: { id: true, threadId: true, text: true, due: true },
   });
 }
+
+/** What the erase confirmation shows: who it is and how much will go. */
+export interface ErasurePreview {
+  id: string;
+  key: string;
+  name: string | null;
+  addresses: string[];
+  counts: { threads: number; messages: number; facts: number; decisions: number };
+}
+
+export async function loadErasurePreview(db: DbClient, entityId: string): Promise<ErasurePreview | null> {
+  const entity = await db.entity.findUnique({
+    where: { id: entityId },
+    include: {
+      addresses: { select: { address: true }, orderBy: { address: 'asc' } },
+      _count: { select: { threads: true, messages: true, facts: true, decisions: true } },
+    },
+  });
+  if (!entity) return null;
+  return { id: entity.id, key: entity.key, name: entity.name, addresses: entity.addresses.map((a) => a.address), counts: entity._count };
+}

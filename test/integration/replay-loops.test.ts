@@ -61,7 +61,14 @@ describe('loops stop in a replay', () => {
   }, 180_000);
 
   it('while a person at a free-mail address who writes something new each time keeps getting answers', async () => {
-    const topics = ['export to Excel', 'the invoice for March', 'adding a colleague', 'an API for reports', 'opening hours', 'single sign-on'];
+    const topics = [
+      'export to Excel',
+      'the invoice for March',
+      'adding a colleague',
+      'an API for reports',
+      'opening hours',
+      'single sign-on',
+    ];
     const mails = topics.map((topic, i) =>
       customerEmail({
         from: 'busy.person@gmail.com',

@@ -5,20 +5,15 @@
 import { z } from 'zod';
 import { describeErasure, eraseCustomer, type ErasureReport } from '../../app/erase-customer.ts';
 import { AppError } from '../../errors.ts';
+import { loadErasurePreview, type ErasurePreview } from '../../store/customers.ts';
 import type { ConsoleContext } from '../context.ts';
 import { csrfField } from '../csrf.ts';
 import { readForm, readParam } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
 
-async function loadEntity(c: ConsoleContext, entityId: string) {
-  const entity = await c.get('runtime').db.entity.findUnique({
-    where: { id: entityId },
-    include: {
-      addresses: { select: { address: true }, orderBy: { address: 'asc' } },
-      _count: { select: { threads: true, messages: true, facts: true, decisions: true } },
-    },
-  });
+async function loadEntity(c: ConsoleContext, entityId: string): Promise<ErasurePreview> {
+  const entity = await loadErasurePreview(c.get('runtime').db, entityId);
   if (!entity) throw new AppError('NOT_FOUND', 'no such customer (they may have been erased already)');
   return entity;
 }
@@ -26,14 +21,14 @@ async function loadEntity(c: ConsoleContext, entityId: string) {
 export async function eraseConfirmPage(c: ConsoleContext): Promise<Response> {
   const entity = await loadEntity(c, readParam(c, 'id'));
   const name = entity.name ?? entity.key;
-  const counts = entity._count;
+  const counts = entity.counts;
   const body = html`
 <h1>Erase ${name}?</h1>
 <p>This permanently deletes, from the database and the job queues:</p>
 <ul>
   <li>the profile: ${counts.facts} fact record(s) and ${counts.decisions} decision(s)</li>
   <li>${counts.threads} thread(s) with every message, draft and turn in them, and ${counts.messages} message(s) this customer sent</li>
-  <li>the addresses ${entity.addresses.map((a) => a.address).join(', ') || 'none'}</li>
+  <li>the addresses ${entity.addresses.join(', ') || 'none'}</li>
 </ul>
 <p>Where other customers' mail, thread notes, drafts, prompts, facts or queued jobs mention these addresses or this
 customer's names, the mention is redacted; their stored originals are rewritten.</p>
@@ -56,7 +51,7 @@ export async function eraseAction(c: ConsoleContext): Promise<Response> {
   const entityId = readParam(c, 'id');
   const { confirm } = await readForm(c, confirmSchema);
   const entity = await loadEntity(c, entityId);
-  const accepted = [entity.key, ...entity.addresses.map((a) => a.address)].map((s) => s.toLowerCase());
+  const accepted = [entity.key, ...entity.addresses].map((s) => s.toLowerCase());
   if (!accepted.includes(confirm)) return c.redirect(`/customers/${entityId}/erase?notice=erase-mismatch`, 303);
   const runtime = c.get('runtime');
   const report = await eraseCustomer(runtime.db, runtime.queues(), entityId);
