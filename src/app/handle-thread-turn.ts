@@ -4,7 +4,7 @@
  * had waiting when it started (a burst gets one coherent answer).
  */
 import { newId } from '../ids.ts';
-import type { LlmProvider } from '../llm/provider.ts';
+import type { LlmCallRecord, LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
 import { domainOf, FREE_MAIL_DOMAINS } from '../mail/addresses.ts';
 import { composeReply, type ComposedReply } from '../mail/compose-reply.ts';
@@ -28,7 +28,6 @@ import type { SqlExecutor } from '../store/sql.ts';
 import { beginTurn, commitTurnSql, loadTurnContext, type TurnContextRecords } from '../store/turn-sql.ts';
 import type { ThreadState } from '../memory/types.ts';
 import {
-  commitTurn,
   countPendingReplies,
   findRunningTurn,
   finishTurnWithoutReply,
@@ -163,36 +162,22 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   if (!answer.ok) flags.push({ rule: 'invalid-answer', excerpt: '', reason: answer.error.slice(0, 300) });
   const needsHuman = !answer.ok || answer.value.reply.needsHuman || (review?.needsHuman ?? false);
   const queuedToSend = settings.replyMode === 'send' && !needsHuman;
-  const draftId = newId('d');
-  const { pending } = await commitTurnSql(deps.sql, {
+  const { draftId, pending } = await storeDraft(deps, {
     turnId,
-    thread: { id: thread.id, mailboxId: thread.mailboxId, version: thread.version },
+    thread,
     nextState,
-    draft: {
-      id: draftId,
-      toAddress: reply.to,
-      subject: reply.subject,
-      body,
-      messageId: agentMessageId(settings.messageIdSecret, thread.id, domainOf(settings.supportAddress)),
-      inReplyTo: reply.inReplyTo,
-      references: reply.references,
-      needsHuman,
-      status: queuedToSend ? 'queued' : 'draft',
-      flags,
-    },
-    outboundId: newId('m'),
-    from: { address: settings.supportAddress, name: settings.supportName },
-    turn: {
-      status: needsHuman ? 'needs_human' : 'drafted',
-      provider: deps.provider.name,
-      model: deps.provider.model,
-      prompt: `${prompt.system}\n\n${prompt.user}`,
-      promptTokens: prompt.promptTokens,
-      completionTokens: answer.calls.reduce((sum, c) => sum + c.completionTokens, 0),
-      error: answer.ok ? null : answer.error,
-    },
+    reply,
+    body,
+    needsHuman,
+    flags,
+    queuedToSend,
+    turnStatus: needsHuman ? 'needs_human' : 'drafted',
+    prompt: `${prompt.system}\n\n${prompt.user}`,
+    promptTokens: prompt.promptTokens,
+    completionTokens: answer.calls.reduce((sum, c) => sum + c.completionTokens, 0),
+    error: answer.ok ? null : answer.error,
     loopStates: loopStates.map((s) => observeReply(s, body, now)),
-    calls: answer.calls.map((call) => ({ ...call, id: newId('llm') })),
+    calls: answer.calls,
     now,
   });
 
@@ -279,13 +264,15 @@ interface DraftToStore {
   completionTokens: number;
   error: string | null;
   loopStates: readonly LoopState[];
+  calls: readonly LlmCallRecord[];
   now: Date;
 }
 
-async function storeDraft(deps: TurnDeps, d: DraftToStore): Promise<string> {
+/** Commits the turn with its one draft (src/store/turn-sql.ts); how many messages still wait. */
+async function storeDraft(deps: TurnDeps, d: DraftToStore): Promise<{ draftId: string; pending: number }> {
   const { settings } = deps;
   const draftId = newId('d');
-  await commitTurn(deps.db, {
+  const { pending } = await commitTurnSql(deps.sql, {
     turnId: d.turnId,
     thread: { id: d.thread.id, mailboxId: d.thread.mailboxId, version: d.thread.version },
     nextState: d.nextState,
@@ -301,6 +288,7 @@ async function storeDraft(deps: TurnDeps, d: DraftToStore): Promise<string> {
       status: d.queuedToSend ? 'queued' : 'draft',
       flags: d.flags,
     },
+    outboundId: newId('m'),
     from: { address: settings.supportAddress, name: settings.supportName },
     turn: {
       status: d.turnStatus,
@@ -312,9 +300,10 @@ async function storeDraft(deps: TurnDeps, d: DraftToStore): Promise<string> {
       error: d.error,
     },
     loopStates: d.loopStates,
+    calls: d.calls.map((call) => ({ ...call, id: newId('llm') })),
     now: d.now,
   });
-  return draftId;
+  return { draftId, pending };
 }
 
 /**
@@ -327,7 +316,7 @@ export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: 
   const thread = await loadThread(deps.db, threadId);
   const parent = (await loadTurnMessages(deps.db, turnId)).at(-1);
   if (!thread || !parent) return null;
-  const draftId = await storeDraft(deps, {
+  const { draftId, pending } = await storeDraft(deps, {
     turnId,
     thread,
     nextState: thread.state,
@@ -342,6 +331,7 @@ export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: 
     completionTokens: 0,
     error: reason.slice(0, 1000),
     loopStates: [],
+    calls: [],
     now: deps.now(),
   });
   return {
@@ -352,7 +342,7 @@ export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: 
     resolved: false,
     queuedToSend: false,
     promptTokens: 0,
-    morePending: (await countPendingReplies(deps.db, threadId)) > 0,
+    morePending: pending > 0,
     lastMessageAt: thread.lastMessageAt,
   };
 }
