@@ -84,6 +84,7 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
     .optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).optional(),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
@@ -181,6 +182,8 @@ function grouped(e: z.output<typeof envSchema>) {
   return {
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    /** PostgreSQL connections per process; by default enough for every concurrent turn plus the poller and the console. */
+    databasePoolSize: e.DATABASE_POOL_SIZE ?? Math.max(10, e.WORKER_CONCURRENCY + 4),
     redisUrl: e.REDIS_URL,
     queuePrefix: e.QUEUE_PREFIX,
     supportAddress: e.SUPPORT_ADDRESS,

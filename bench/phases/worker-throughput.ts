@@ -11,6 +11,8 @@
  *
  * Also the peak RSS of the phase (figure 5).
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { Worker, type Job } from 'bullmq';
 import { ingestRawMessage } from '../../src/ingest/ingest-message.ts';
 import type { LlmProvider } from '../../src/llm/provider.ts';
@@ -22,7 +24,6 @@ import { describeCorpus, generateCorpus, type GeneratedMail } from '../generate-
 import type { PhaseContext } from '../phase-process.ts';
 import { figure, megabytes, NO_TARGET, percentile, round, type Figure, type PhaseResult } from '../report.ts';
 import { RssSampler, settle } from '../rss.ts';
-import { realisticTurnModel, withLatency } from '../scripted-model.ts';
 
 const MODEL_LATENCY_MS = 1000;
 const HEADLINE_CONCURRENCY = 16;
@@ -134,8 +135,8 @@ interface TurnRun {
 
 /** Pending messages in distinct threads, one turn job each, then the workers start. */
 async function turnRun(ctx: PhaseContext, plan: Plan, mail: readonly GeneratedMail[]): Promise<TurnRun> {
-  const h = await openHarness(ctx, { WORKER_CONCURRENCY: String(plan.concurrency) }, { workers: false });
-  h.llm.setFallback(withLatency(realisticTurnModel(), MODEL_LATENCY_MS));
+  const model = await startModelProcess(ctx, MODEL_LATENCY_MS);
+  const h = await openHarness(ctx, { WORKER_CONCURRENCY: String(plan.concurrency), OPENAI_BASE_URL: model }, { workers: false });
   const { runtime } = h;
   const deps = runtime.ingestDeps({ logger: silentLogger, pipeline: null });
   const threads = new Set<string>();
@@ -455,4 +456,28 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
       },
     },
   };
+}
+
+/**
+ * The scripted model (answering after `latencyMs`) in a child process, so its work does not share
+ * the measured process; its URL. Stopped when the phase's scope ends.
+ */
+async function startModelProcess(ctx: PhaseContext, latencyMs: number): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '..', 'model-server.ts'), String(latencyMs)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  ctx.defer('stop the model process', async () => {
+    child.stdin.end();
+    if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const end = buffered.indexOf('\n');
+      if (end >= 0) resolve(buffered.slice(0, end));
+    });
+    child.once('exit', (code) => reject(new Error(`the model process exited (${code}) before it served`)));
+  });
+  return (JSON.parse(line) as { url: string }).url;
 }

@@ -32,15 +32,17 @@ export interface Database {
 export interface DatabaseOptions {
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Connections in the PostgreSQL pool Prisma and plain SQL share (default 10). */
+  databasePoolSize?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.databasePoolSize ?? 10) : openPglite(options.dataDir);
 }
 
-function openPostgres(url: string): Database {
+function openPostgres(url: string, poolSize: number): Database {
   // One pool for Prisma and plain SQL, so ingestion adds no connections.
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // The pool drops a connection the server closed while idle; the next query reports the outage.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
