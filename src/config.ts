@@ -134,6 +134,9 @@ const envSchema = z.object({
   SUMMARY_TOKEN_CAP: positiveInt.default(250),
   MESSAGE_TOKEN_CAP: positiveInt.default(1200),
   QUIET_AFTER: duration.default(72 * 3_600_000),
+  PROMOTE_EVERY: duration.default(24 * 3_600_000),
+  PROMOTE_EVERY_MESSAGES: positiveInt.default(10),
+  PROMOTION_PASS_TOKENS: positiveInt.default(6000),
   THREAD_SUBJECT_WINDOW: duration.default(14 * 86_400_000),
   PROMOTION_POLICY_FILE: z.string().default('config/promotion-policy.json'),
   MAX_PROFILE_FACTS: positiveInt.default(40),
@@ -226,6 +229,12 @@ function grouped(e: z.output<typeof envSchema>) {
       summaryTokenCap: e.SUMMARY_TOKEN_CAP,
       messageTokenCap: e.MESSAGE_TOKEN_CAP,
       quietAfterMs: e.QUIET_AFTER,
+      /** While a thread stays active, a pass when its oldest unseen customer message has waited this long... */
+      promoteEveryMs: e.PROMOTE_EVERY,
+      /** ...or when this many wait, whichever comes first. */
+      promoteEveryMessages: e.PROMOTE_EVERY_MESSAGES,
+      /** One pass shows the model at most this many tokens of customer messages; a backlog is split. */
+      promotionPassTokens: e.PROMOTION_PASS_TOKENS,
       subjectWindowMs: e.THREAD_SUBJECT_WINDOW,
       policyFile: path.resolve(e.PROMOTION_POLICY_FILE),
       maxProfileFacts: e.MAX_PROFILE_FACTS,

@@ -21,6 +21,7 @@ import {
   type LoopLimits,
   type LoopState,
 } from '../memory/loop-guard.ts';
+import type { ThreadActivity } from '../memory/promotion-schedule.ts';
 import { reviewReply } from '../memory/reply-guard.ts';
 import { applyTurnUpdate } from '../memory/thread-state.ts';
 import type { Db } from '../store/database.ts';
@@ -83,6 +84,10 @@ export type TurnOutcome =
       promptTokens: number;
       morePending: boolean;
       lastMessageAt: Date;
+      /** What decides the thread's next promotion pass. */
+      activity: ThreadActivity;
+      /** Set when the model asked for a promotion pass (something durable was said). */
+      checkpoint: string | null;
     };
 
 const HOUR = 3_600_000;
@@ -102,6 +107,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     loopScopes: loopScopesFor(deps, threadId, recipients),
     hourAgo: new Date(now.getTime() - HOUR),
     dayAgo: new Date(now.getTime() - 24 * HOUR),
+    now,
   });
   const { thread } = context;
   const reply = replyTo(parent, thread);
@@ -160,7 +166,16 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   if (answer.ok && answer.value.reply.needsHuman)
     flags.unshift({ rule: 'model-asked', excerpt: '', reason: 'the model asked for a person to handle this' });
   if (!answer.ok) flags.push({ rule: 'invalid-answer', excerpt: '', reason: answer.error.slice(0, 300) });
-  const needsHuman = !answer.ok || answer.value.reply.needsHuman || (review?.needsHuman ?? false);
+  // A promise the team has not kept by its due date needs a person, whatever the model thinks.
+  const overdue = withheld ? [] : context.profile.outstandingCommitments.filter((c) => c.overdue);
+  if (overdue.length > 0) {
+    flags.push({
+      rule: 'commitment-overdue',
+      excerpt: overdue[0]!.text.slice(0, 160),
+      reason: `${overdue.length} promise(s) to this customer are past their due date`,
+    });
+  }
+  const needsHuman = !answer.ok || answer.value.reply.needsHuman || (review?.needsHuman ?? false) || overdue.length > 0;
   const queuedToSend = settings.replyMode === 'send' && !needsHuman;
   const { draftId, pending } = await storeDraft(deps, {
     turnId,
@@ -200,6 +215,13 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     promptTokens: prompt.promptTokens,
     morePending: pending > 0,
     lastMessageAt: thread.lastMessageAt,
+    activity: {
+      lastMessageAt: thread.lastMessageAt,
+      status: nextState.status,
+      uncovered: context.unseen.count,
+      oldestUncoveredAt: context.unseen.oldestAt,
+    },
+    checkpoint: answer.ok && !withheld ? (answer.value.checkpoint?.reason.slice(0, 200) ?? null) : null,
   };
 }
 
@@ -344,6 +366,9 @@ export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: 
     promptTokens: 0,
     morePending: pending > 0,
     lastMessageAt: thread.lastMessageAt,
+    // The failed turn's messages still wait for a pass; the quiet rule decides when.
+    activity: { lastMessageAt: thread.lastMessageAt, status: thread.state.status, uncovered: 0, oldestUncoveredAt: null },
+    checkpoint: null,
   };
 }
 

@@ -11,13 +11,19 @@
 import { describeError } from '../errors.ts';
 import type { IngestResult } from '../ingest/ingest-message.ts';
 import type { Logger } from '../logger.ts';
-import { promotionDueAt } from '../memory/promotion-schedule.ts';
+import {
+  closesThread,
+  promotionDueAt,
+  type PromotionCadence,
+  type ScheduledTrigger,
+  type ThreadActivity,
+} from '../memory/promotion-schedule.ts';
 import { appendDraft, sendDraft, type OutboxDeps } from '../outbound/outbox.ts';
 import type { SentFolder } from '../outbound/imap-sent.ts';
 import type { Db } from '../store/database.ts';
 import { markSendUnknown, queuedDraftIds, recordSent, staleSendClaims, unappendedDraftIds } from '../store/outbox-store.ts';
 import { expireFacts } from '../store/profiles.ts';
-import { threadsNeedingPromotion } from '../store/promotions.ts';
+import { markOverdueCommitments, threadsNeedingPromotion } from '../store/promotions.ts';
 import { markPromotionFailed, pendingTurnThreadIds } from '../store/turns.ts';
 import { handleThreadTurn, handTurnToHuman, type TurnDeps, type TurnOutcome } from './handle-thread-turn.ts';
 import { promoteThread, type PromotionDeps, type PromotionOutcome, type PromotionTrigger } from './promote-thread.ts';
@@ -27,7 +33,7 @@ export interface Scheduler {
   /** A turn should run for this thread as soon as possible (at most one waits per thread). */
   turnDue(threadId: string): Promise<void>;
   /** The thread's promotion should run at `at` (replacing any promotion still waiting for it). */
-  promotionDue(threadId: string, trigger: Exclude<PromotionTrigger, 'replay-end'>, at: Date): Promise<void>;
+  promotionDue(threadId: string, trigger: ScheduledTrigger, at: Date): Promise<void>;
   /** A draft should be sent, or appended to the mailbox's Drafts folder. */
   outboxDue(draftId: string, action: OutboxAction): Promise<void>;
 }
@@ -46,7 +52,7 @@ export interface PipelineDeps {
   appendsDrafts: boolean;
   /** Where a send whose outcome was lost may be found (IMAP Sent folder), if anywhere. */
   sentFolder: () => SentFolder | null;
-  quietAfterMs: number;
+  cadence: PromotionCadence;
   sendUnknownAfterMs: number;
   logger: Logger;
   now: () => Date;
@@ -58,6 +64,8 @@ export interface ReconcileReport {
   appends: number;
   promotions: number;
   expiredFacts: number;
+  /** Open commitments that turned overdue in this sweep. */
+  overdueCommitments: number;
   /** Stale send claims settled: found in the Sent folder, or held for a person. */
   sendsFoundSent: number;
   sendsUnknown: number;
@@ -87,13 +95,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (outcome.kind === 'drafted') {
       if (outcome.queuedToSend) await scheduler.outboxDue(outcome.draftId, 'send');
       else if (deps.appendsDrafts) await scheduler.outboxDue(outcome.draftId, 'append');
-      const due = promotionDueAt(
-        { lastMessageAt: outcome.lastMessageAt, status: outcome.resolved ? 'resolved' : 'open' },
-        deps.quietAfterMs,
-      );
-      await scheduler.promotionDue(threadId, due.trigger, latest(due.at, deps.now()));
+      // The model saw something durable (a new phone number, a changed preference): a pass now.
+      if (outcome.checkpoint) await scheduler.promotionDue(threadId, 'checkpoint', deps.now());
+      else await schedulePromotion(threadId, { ...outcome.activity, status: outcome.resolved ? 'resolved' : outcome.activity.status });
     }
     if (outcome.morePending) await scheduler.turnDue(threadId);
+  };
+
+  /** The thread's next pass: periodic while it stays active, quiet when it rests, at once when resolved. */
+  const schedulePromotion = async (threadId: string, activity: ThreadActivity) => {
+    const due = promotionDueAt(activity, deps.cadence);
+    await scheduler.promotionDue(threadId, due.trigger, latest(due.at, deps.now()));
   };
 
   const pipeline: Pipeline = {
@@ -113,7 +125,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
     async runPromotion(threadId, trigger) {
       const outcome = await promoteThread(deps.promotions, threadId, trigger);
-      if (outcome.kind === 'not-quiet') await scheduler.promotionDue(threadId, 'quiet', outcome.dueAt);
+      if (outcome.kind === 'not-due') await scheduler.promotionDue(threadId, outcome.due.trigger, outcome.due.at);
+      // A pass that did not close the thread: the next one (more backlog, or the quiet close) is scheduled.
+      if (outcome.kind === 'promoted' && !closesThread(trigger)) await schedulePromotion(threadId, outcome.activity);
+      else if (outcome.kind === 'promoted' && outcome.activity.uncovered > 0) await schedulePromotion(threadId, outcome.activity);
       return outcome;
     },
 
@@ -140,18 +155,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const settled = await settleStaleSends(deps, now);
 
       const waiting = await threadsNeedingPromotion(db, mailboxId);
-      for (const thread of waiting) {
-        const due = promotionDueAt(thread, deps.quietAfterMs);
-        await scheduler.promotionDue(thread.id, due.trigger, latest(due.at, now));
-      }
+      for (const thread of waiting) await schedulePromotion(thread.id, thread);
 
       const expiredFacts = await expireFacts(db, now);
+      const overdueCommitments = await markOverdueCommitments(db, now);
       return {
         turns: pending.length,
         sends: queued.length,
         appends: unappended.length,
         promotions: waiting.length,
         expiredFacts,
+        overdueCommitments,
         ...settled,
       };
     },

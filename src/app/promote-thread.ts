@@ -1,16 +1,38 @@
 /**
- * Promotion of one thread into its customer's profile: one `thread_promotion` call proposes
- * facts, the written policy decides each one, and every decision is stored with its rule.
+ * Promotion of a thread into its customer's profile, incrementally: every customer message is
+ * shown to exactly one pass. A pass shows the model the messages no pass has seen yet (split into
+ * several passes, oldest first, when they exceed one pass's budget), the profile as it stands,
+ * the open commitments and the team's replies since the last pass; one `thread_promotion` call
+ * proposes facts and commitment changes; the written policy decides each fact, commitments close
+ * only on evidence; everything is stored with the pass, which covers its messages in the same
+ * transaction.
  */
 import { newId } from '../ids.ts';
+import type { ThreadPromotion } from '../llm/contracts.ts';
 import type { LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
+import { checkCommitmentClose, commitmentStatusAt, resolveDue, type OpenCommitment } from '../memory/commitments.ts';
 import { trustedAsFactSource } from '../memory/disclosure.ts';
-import { buildPromotionPrompt } from '../memory/promotion-prompt.ts';
+import { buildPromotionPrompt, planPasses } from '../memory/promotion-prompt.ts';
 import { decidePromotions, type PromotionPolicy, type SourceMessage } from '../memory/promotion-policy.ts';
-import { promotionDueAt, type PromotionTrigger } from '../memory/promotion-schedule.ts';
+import {
+  closesThread,
+  promotionDueAt,
+  type PromotionCadence,
+  type PromotionTrigger,
+  type ThreadActivity,
+} from '../memory/promotion-schedule.ts';
+import { foldText } from '../memory/text-fold.ts';
 import type { Db } from '../store/database.ts';
-import { commitPromotion, loadActiveFacts, loadPromotionInput } from '../store/promotions.ts';
+import {
+  closeQuietThread,
+  commitPass,
+  loadActiveFacts,
+  loadPromotionState,
+  type CommitmentClose,
+  type NewCommitment,
+  type PromotionState,
+} from '../store/promotions.ts';
 import { recordLlmCalls } from '../store/turns.ts';
 
 export type { PromotionTrigger };
@@ -20,69 +42,196 @@ export interface PromotionDeps {
   provider: LlmProvider;
   policy: PromotionPolicy;
   maxActiveFacts: number;
-  quietAfterMs: number;
+  cadence: PromotionCadence;
+  /** One pass shows the model at most this many tokens of customer messages. */
+  passTokens: number;
   logger: Logger;
   now: () => Date;
 }
 
 export type PromotionOutcome =
-  | { kind: 'not-quiet'; dueAt: Date }
-  | { kind: 'nothing-new' }
-  | { kind: 'promoted'; runId: string; accepted: number; rejected: number; topic: string | null };
+  | { kind: 'not-due'; due: { trigger: 'quiet' | 'resolved' | 'periodic'; at: Date } }
+  | { kind: 'nothing-new'; closed: boolean }
+  | {
+      kind: 'promoted';
+      runIds: string[];
+      passes: number;
+      covered: number;
+      accepted: number;
+      rejected: number;
+      topic: string | null;
+      activity: ThreadActivity;
+    };
 
-const MAX_COMMITMENTS = 10;
+/** At most this many customer messages are read for one promotion call (the rest wait for the next). */
+const MESSAGES_PER_CALL = 400;
+/** At most this many passes in one call; a longer backlog continues on the next one. */
+const PASSES_PER_CALL = 20;
+const MAX_NEW_COMMITMENTS = 10;
 
 export async function promoteThread(deps: PromotionDeps, threadId: string, trigger: PromotionTrigger): Promise<PromotionOutcome> {
   const { db } = deps;
   const now = deps.now();
-  const { thread, messages, replies } = await loadPromotionInput(db, threadId);
-  if (trigger === 'quiet') {
-    const due = promotionDueAt({ lastMessageAt: thread.lastMessageAt, status: 'open' }, deps.quietAfterMs);
-    if (due.at > now) return { kind: 'not-quiet', dueAt: due.at };
+  const state = await loadPromotionState(db, threadId, MESSAGES_PER_CALL);
+  const { thread } = state;
+  const activity: ThreadActivity = {
+    lastMessageAt: thread.lastMessageAt,
+    status: thread.state.status,
+    uncovered: state.unseenTotal,
+    oldestUncoveredAt: state.unseen[0]?.date ?? null,
+  };
+  if (trigger === 'quiet' || trigger === 'periodic') {
+    const due = promotionDueAt(activity, deps.cadence);
+    if (due.at > now) return { kind: 'not-due', due };
   }
-  if (!thread.needsPromotion && trigger !== 'manual') return { kind: 'nothing-new' };
+  const closeAs = closesThread(trigger) ? (thread.state.status === 'resolved' ? 'resolved' : 'closed') : null;
+  if (state.unseen.length === 0) {
+    if (closeAs) await closeQuietThread(db, threadId, closeAs, now);
+    return { kind: 'nothing-new', closed: closeAs !== null };
+  }
 
-  const shown = messages.map((m) => ({ messageId: m.messageId, date: m.date, text: m.text }));
-  const prompt = buildPromotionPrompt({ thread: thread.state, messages: shown, agentReplies: replies });
-  const answer = await deps.provider.threadPromotion({ prompt, thread: thread.state, messages: shown, agentReplies: replies });
-  await recordLlmCalls(db, answer.calls, { provider: deps.provider.name, model: deps.provider.model, threadId, at: now });
+  const passes = planPasses(state.unseen, deps.passTokens).slice(0, PASSES_PER_CALL);
+  const runIds: string[] = [];
+  let covered = 0;
+  let accepted = 0;
+  let rejected = 0;
+  let topic = thread.topic;
+  let replies = state.replies;
+  let commitments = state.commitments;
+  for (const [index, pass] of passes.entries()) {
+    const last = index === passes.length - 1;
+    const moreUnseen = state.unseenTotal - covered - pass.length > 0;
+    const result = await runPass(deps, state, pass, replies, commitments, trigger, last && !moreUnseen ? closeAs : null, moreUnseen, now);
+    runIds.push(result.runId);
+    covered += pass.length;
+    accepted += result.accepted;
+    rejected += result.rejected;
+    topic = result.topic ?? topic;
+    // Later passes of the same call see the replies and commitments as this one left them.
+    replies = [];
+    commitments = commitments.filter((c) => !result.closedIds.has(c.id));
+  }
+  deps.logger.info('thread promoted', { threadId, trigger, passes: passes.length, covered, accepted, rejected });
+  return {
+    kind: 'promoted',
+    runIds,
+    passes: passes.length,
+    covered,
+    accepted,
+    rejected,
+    topic,
+    activity: { ...activity, uncovered: state.unseenTotal - covered, oldestUncoveredAt: state.unseen[covered]?.date ?? null },
+  };
+}
+
+interface PassResult {
+  runId: string;
+  accepted: number;
+  rejected: number;
+  topic: string | null;
+  closedIds: Set<string>;
+}
+
+async function runPass(
+  deps: PromotionDeps,
+  state: PromotionState,
+  pass: PromotionState['unseen'],
+  replies: PromotionState['replies'],
+  commitments: PromotionState['commitments'],
+  trigger: PromotionTrigger,
+  closeAs: 'resolved' | 'closed' | null,
+  moreUnseen: boolean,
+  now: Date,
+): Promise<PassResult> {
+  const { db } = deps;
+  const { thread } = state;
+  const profile = await loadActiveFacts(db, thread.entityId);
+  const shownCommitments = commitments.map((c) => ({
+    id: c.id,
+    text: c.text,
+    dueAt: c.dueAt,
+    overdue: commitmentStatusAt(c, now) === 'overdue',
+  }));
+  const messages = pass.map((m) => ({ messageId: m.messageId, date: m.date, text: m.text }));
+  const prompt = buildPromotionPrompt({ thread: thread.state, messages, replies, profile, commitments: shownCommitments });
+  const answer = await deps.provider.threadPromotion({ prompt, thread: thread.state, messages, replies, commitments: shownCommitments });
+  await recordLlmCalls(db, answer.calls, { provider: deps.provider.name, model: deps.provider.model, threadId: thread.id, at: now });
 
   const sources = new Map<string, SourceMessage>(
-    messages.map((m) => [m.messageId, { text: m.text, date: m.date, unverified: !trustedAsFactSource(m, thread.entityId) }]),
+    pass.map((m) => [m.messageId, { text: m.text, date: m.date, unverified: !trustedAsFactSource(m, thread.entityId) }]),
   );
   const decisions = answer.ok
     ? decidePromotions({
         policy: deps.policy,
         candidates: answer.value.facts,
         messages: sources,
-        existing: await loadActiveFacts(db, thread.entityId, thread.mailboxId),
+        existing: profile,
         maxActiveFacts: deps.maxActiveFacts,
+        now,
       })
     : [];
-  const topic = answer.ok ? answer.value.topic.replace(/\s+/g, ' ').trim().slice(0, 120) || null : thread.topic;
-  const closes = trigger === 'quiet' || trigger === 'resolved';
+  const changes = answer.ok ? commitmentChanges(answer.value, pass, replies, commitments, now) : { created: [], closed: [] };
+  const topic = answer.ok ? answer.value.topic.replace(/\s+/g, ' ').trim().slice(0, 120) || thread.topic : thread.topic;
   const runId = newId('pr');
-  await commitPromotion(db, {
+  await commitPass(db, {
     runId,
-    threadId,
+    threadId: thread.id,
     entityId: thread.entityId,
     trigger,
     topic,
     policyVersion: deps.policy.version,
     promptTokens: answer.calls.reduce((s, c) => s + c.promptTokens, 0),
     completionTokens: answer.calls.reduce((s, c) => s + c.completionTokens, 0),
+    covered: pass,
     decisions,
-    commitments: answer.ok
-      ? answer.value.commitments
-          .filter((c) => c.text.trim())
-          .slice(0, MAX_COMMITMENTS)
-          .map((c) => ({ text: c.text.replace(/\s+/g, ' ').trim().slice(0, 300), due: c.due?.slice(0, 40) ?? null }))
-      : null,
-    closeAs: closes ? (thread.state.status === 'resolved' ? 'resolved' : 'closed') : null,
+    newCommitments: changes.created,
+    closedCommitments: changes.closed,
+    error: answer.ok ? null : answer.error.slice(0, 500),
+    moreUnseen,
+    closeAs,
     now,
   });
-
   const accepted = decisions.filter((d) => d.accepted).length;
-  deps.logger.info('thread promoted', { threadId, trigger, accepted, rejected: decisions.length - accepted, ok: answer.ok });
-  return { kind: 'promoted', runId, accepted, rejected: decisions.length - accepted, topic };
+  return { runId, accepted, rejected: decisions.length - accepted, topic, closedIds: new Set(changes.closed.map((c) => c.id)) };
+}
+
+/**
+ * New commitments (deduplicated against the open ones, their due dates resolved against the
+ * promising reply's date) and closings (each checked: an open commitment, evidence quoted from a
+ * message of this pass or a reply shown, later than the promise).
+ */
+function commitmentChanges(
+  answer: ThreadPromotion,
+  pass: PromotionState['unseen'],
+  replies: PromotionState['replies'],
+  open: PromotionState['commitments'],
+  now: Date,
+): { created: NewCommitment[]; closed: CommitmentClose[] } {
+  const byMessageId = new Map<string, { text: string; date: Date }>([
+    ...pass.map((m) => [m.messageId, { text: m.text, date: m.date }] as const),
+    ...replies.map((r) => [r.messageId, { text: r.text, date: r.date }] as const),
+  ]);
+  const known = new Set(open.map((c) => foldText(c.text)));
+  const created: NewCommitment[] = [];
+  for (const c of answer.commitments) {
+    const text = c.text.replace(/\s+/g, ' ').trim().slice(0, 300);
+    const folded = foldText(text);
+    if (!text || known.has(folded) || created.length >= MAX_NEW_COMMITMENTS) continue;
+    known.add(folded);
+    const promise = c.sourceMessageId ? byMessageId.get(c.sourceMessageId) : undefined;
+    created.push({
+      text,
+      due: c.due?.slice(0, 80) ?? null,
+      dueAt: resolveDue(c.due, promise?.date ?? now),
+      sourceMessageId: promise ? c.sourceMessageId! : null,
+    });
+  }
+  const openForClose: OpenCommitment[] = open.map((c) => ({ id: c.id, text: c.text, promisedAt: c.promisedAt }));
+  const closed: CommitmentClose[] = [];
+  for (const update of answer.commitmentUpdates) {
+    const verdict = checkCommitmentClose(update, openForClose, byMessageId.get(update.sourceMessageId) ?? null);
+    if (!verdict.ok || !verdict.commitment || closed.some((c) => c.id === verdict.commitment!.id)) continue;
+    closed.push({ id: verdict.commitment.id, status: update.status, closedByMessageId: update.sourceMessageId, evidence: update.evidence });
+  }
+  return { created, closed };
 }

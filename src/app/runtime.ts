@@ -9,6 +9,7 @@ import { createProvider } from '../llm/create-provider.ts';
 import type { LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
 import type { PromotionPolicy } from '../memory/promotion-policy.ts';
+import type { PromotionCadence } from '../memory/promotion-schedule.ts';
 import type { ImapLogin } from '../imap/imap-client.ts';
 import { createImapDraftsFolder, type DraftsFolder } from '../outbound/imap-drafts.ts';
 import { createImapSentFolder, type SentFolder } from '../outbound/imap-sent.ts';
@@ -135,7 +136,8 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       provider,
       policy,
       maxActiveFacts: config.memory.maxProfileFacts,
-      quietAfterMs: config.memory.quietAfterMs,
+      cadence: promotionCadence(config),
+      passTokens: config.memory.promotionPassTokens,
       logger: logger.child('promotion'),
       now,
     }),
@@ -174,7 +176,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
           scheduler: s,
           appendsDrafts: imapConfigured,
           sentFolder: () => runtime.sentFolder(),
-          quietAfterMs: config.memory.quietAfterMs,
+          cadence: promotionCadence(config),
           sendUnknownAfterMs: config.trust.sendUnknownAfterMs,
           logger: logger.child('pipeline'),
           now,
@@ -191,4 +193,13 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     },
   };
   return runtime;
+}
+
+/** When promotion passes are due (src/memory/promotion-schedule.ts), from the configuration. */
+function promotionCadence(config: Config): PromotionCadence {
+  return {
+    quietAfterMs: config.memory.quietAfterMs,
+    everyMs: config.memory.promoteEveryMs,
+    everyMessages: config.memory.promoteEveryMessages,
+  };
 }

@@ -7,7 +7,7 @@
  * show a failure, not hide it behind backoff).
  */
 import { describeError } from '../errors.ts';
-import type { PromotionTrigger } from '../memory/promotion-schedule.ts';
+import type { ScheduledTrigger } from '../memory/promotion-schedule.ts';
 import type { OutboxAction, Pipeline, Scheduler } from './pipeline.ts';
 
 export interface VirtualClock {
@@ -36,7 +36,7 @@ const MAX_TASKS_PER_RUN = 100_000;
 
 export class VirtualScheduler implements Scheduler {
   private readonly turns: string[] = [];
-  private readonly promotions = new Map<string, { trigger: Exclude<PromotionTrigger, 'replay-end'>; at: Date }>();
+  private readonly promotions = new Map<string, { trigger: ScheduledTrigger; at: Date }>();
   /** Outbox work is only recorded: a replay sends nothing and has no Drafts folder. */
   readonly outbox: Array<{ draftId: string; action: OutboxAction }> = [];
 
@@ -49,7 +49,7 @@ export class VirtualScheduler implements Scheduler {
     if (!this.turns.includes(threadId)) this.turns.push(threadId);
   }
 
-  async promotionDue(threadId: string, trigger: Exclude<PromotionTrigger, 'replay-end'>, at: Date): Promise<void> {
+  async promotionDue(threadId: string, trigger: ScheduledTrigger, at: Date): Promise<void> {
     this.promotions.set(threadId, { trigger, at });
   }
 
@@ -89,8 +89,8 @@ export class VirtualScheduler implements Scheduler {
     return [...this.promotions.keys()];
   }
 
-  private nextPromotion(until: Date): { threadId: string; trigger: Exclude<PromotionTrigger, 'replay-end'>; at: Date } | null {
-    let best: { threadId: string; trigger: Exclude<PromotionTrigger, 'replay-end'>; at: Date } | null = null;
+  private nextPromotion(until: Date): { threadId: string; trigger: ScheduledTrigger; at: Date } | null {
+    let best: { threadId: string; trigger: ScheduledTrigger; at: Date } | null = null;
     for (const [threadId, p] of this.promotions) {
       if (p.at > until) continue;
       if (!best || p.at < best.at || (p.at.getTime() === best.at.getTime() && threadId < best.threadId)) best = { threadId, ...p };

@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { runMigrate } from './commands/migrate.ts';
 import { runReplayCommand } from './commands/replay.ts';
-import { runErase, runFactsSet, runImport, runLink, runProfile, runPromote, runThread, runWhy } from './commands/admin.ts';
+import { runCommitments, runErase, runFactsSet, runImport, runLink, runProfile, runPromote, runThread, runWhy } from './commands/admin.ts';
 import { runServe } from './commands/serve.ts';
 
 function parsePort(value: string): number {
@@ -61,12 +61,15 @@ export function buildProgram(): Command {
     .argument('<paths...>', '.eml files or folders (searched recursively)')
     .option('--report <file>', 'write the JSON report here instead of stdout')
     .option('--address <address>', "the support mailbox's own address (default: SUPPORT_ADDRESS)")
+    .option('--data-dir <dir>', 'keep the embedded database in this new or empty folder (then DATA_DIR=<dir> support-agent profile ...)')
+    .option('--no-settle', 'stop at the last mail instead of running the clock on past QUIET_AFTER (due promotions, expiry sweeps)')
     .action(runReplayCommand);
 
   program
     .command('profile')
     .description("print a customer's profile (seed shape): facts with confidence, source and expiry, past threads, commitments")
     .argument('<customer>', 'an address or an entity id')
+    .option('--as-of <date>', 'what the profile held on that date (2026-11-20 = the end of that day, UTC)')
     .action(runProfile);
 
   program.command('thread').description("print a thread's state, messages and turns").argument('<thread>', 'thread id').action(runThread);
@@ -76,7 +79,16 @@ export function buildProgram(): Command {
     .description('show the decision trail behind a profile: message, evidence, rule, time')
     .argument('<customer>', 'an address or an entity id')
     .argument('[key]', 'only decisions about this fact key')
+    .option('--as-of <date>', 'only decisions made by then, and what the profile held then')
     .action(runWhy);
+
+  program
+    .command('commitments')
+    .description('list what the support side promised and has not done yet, oldest due first')
+    .option('--overdue', 'only commitments past their due date')
+    .option('--customer <customer>', "only this customer's (an address or an entity id)")
+    .option('--json', 'print JSON')
+    .action(runCommitments);
 
   program
     .command('promote')

@@ -15,6 +15,11 @@ export const messageTurnSchema = z.object({
   currentIntent: z.string(),
   tags: z.array(z.string()),
   resolved: z.boolean(),
+  /**
+   * Set when the customer stated something durable (a new phone number, a changed preference):
+   * a promotion pass is scheduled right after the turn.
+   */
+  checkpoint: z.object({ reason: z.string() }).nullable().optional(),
 });
 export type MessageTurn = z.infer<typeof messageTurnSchema>;
 
@@ -26,12 +31,32 @@ const promotedFactSchema = z.object({
   explicit: z.boolean(),
   evidence: z.string(),
   sourceMessageId: z.string(),
+  /** A lifetime shorter than the policy's, when the fact is plainly temporary ("48h", "14d"). */
+  ttl: z.string().nullable().optional(),
+});
+
+const newCommitmentSchema = z.object({
+  text: z.string(),
+  /** As written ("Friday", "within 3 business days") or a date; the product resolves and checks it. */
+  due: z.string().nullable(),
+  /** The team's message that made the promise. */
+  sourceMessageId: z.string().nullable().optional(),
+});
+
+const commitmentUpdateSchema = z.object({
+  /** The id shown in the prompt, or the commitment's exact text. */
+  commitment: z.string(),
+  status: z.enum(['fulfilled', 'cancelled']),
+  /** A quote from a message later than the promise that shows it happened (or was called off). */
+  evidence: z.string(),
+  sourceMessageId: z.string(),
 });
 
 export const threadPromotionSchema = z.object({
   topic: z.string(),
   facts: z.array(promotedFactSchema),
-  commitments: z.array(z.object({ text: z.string(), due: z.string().nullable() })),
+  commitments: z.array(newCommitmentSchema),
+  commitmentUpdates: z.array(commitmentUpdateSchema).default([]),
 });
 export type ThreadPromotion = z.infer<typeof threadPromotionSchema>;
 export type PromotedFact = z.infer<typeof promotedFactSchema>;

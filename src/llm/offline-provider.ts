@@ -5,10 +5,10 @@
  * first sentences of each email); facts are found by explicit phrase patterns ("please only call
  * me in the evenings"), quoted literally from the customer's text.
  */
-import { compressSummary, snakeCase } from '../memory/thread-state.ts';
+import { compressSummary } from '../memory/thread-state.ts';
 import { countTokens } from '../memory/tokens.ts';
-import type { FactCategory } from '../memory/types.ts';
-import type { MessageTurn, PromotedFact, ThreadPromotion } from './contracts.ts';
+import type { MessageTurn, ThreadPromotion } from './contracts.ts';
+import { offlineThreadPromotion } from './offline-promotion.ts';
 import type { LlmOutcome, LlmProvider, PromptText, PromotionRequest, TurnRequest } from './provider.ts';
 
 const INTENTS: Array<[RegExp, string]> = [
@@ -95,134 +95,8 @@ export class OfflineProvider implements LlmProvider {
   }
 
   async threadPromotion(request: PromotionRequest): Promise<LlmOutcome<ThreadPromotion>> {
-    const facts = request.messages.flatMap((m) => extractFacts(m.messageId, m.text));
-    const commitments = request.agentReplies.flatMap((reply) =>
-      [...reply.matchAll(COMMITMENT)].map((match) => ({ text: match[0].trim().replace(/[.!]$/, ''), due: null })),
-    );
-    const topic =
-      request.thread.subject.replace(/^\s*(re|fwd?|aw|wg|sv|tr)\s*:\s*/gi, '').trim() || request.thread.currentIntent.replace(/_/g, ' ');
-    const value: ThreadPromotion = { topic: topic.slice(0, 80) || 'support request', facts, commitments };
+    const value = offlineThreadPromotion(request);
     const { promptTokens, completionTokens } = usage(request.prompt, value);
     return { ok: true, value, calls: [{ purpose: 'thread_promotion', promptTokens, completionTokens, ok: true }] };
   }
-}
-
-const COMMITMENT =
-  /\b(?:we(?:'ll| will)|I(?:'ll| will))\s+(?:refund|send|ship|call|credit|replace|fix|update|issue)\b[^.!?\n]{3,100}[.!]?/gi;
-
-interface FactRule {
-  pattern: RegExp;
-  key: string;
-  category: FactCategory;
-  confidence: number;
-  value: (match: RegExpMatchArray) => string;
-}
-
-const FACT_RULES: FactRule[] = [
-  {
-    pattern:
-      /\b(?:please\s+)?(?:only\s+)?(?:call|phone|ring|contact|reach)\s+me\s+(?:only\s+)?(?:in\s+the\s+|during\s+the\s+|on\s+|at\s+)?(mornings?|afternoons?|evenings?|weekends?|weekdays?|nights?)\b/i,
-    key: 'preferred_contact_time',
-    category: 'preference',
-    confidence: 0.9,
-    value: (m) => normalisePeriod(m[1] ?? ''),
-  },
-  {
-    pattern:
-      /\b(?:please\s+)?(?:only\s+)?(?:email|e-mail|write to)\s+me\b(?:\s+(?:rather than|instead of)\s+(?:calling|phoning|call|phone))?/i,
-    key: 'preferred_contact_channel',
-    category: 'preference',
-    confidence: 0.85,
-    value: () => 'email',
-  },
-  {
-    pattern: /\bI\s+prefer\s+(email|e-mail|phone calls?|calls|chat|sms|text messages)\b/i,
-    key: 'preferred_contact_channel',
-    category: 'preference',
-    confidence: 0.9,
-    value: (m) => (/mail/i.test(m[1] ?? '') ? 'email' : /sms|text/i.test(m[1] ?? '') ? 'sms' : /chat/i.test(m[1] ?? '') ? 'chat' : 'phone'),
-  },
-  {
-    pattern:
-      /\b(?:please\s+)?(?:reply|answer|write)\s+(?:to\s+me\s+)?in\s+(English|German|French|Spanish|Dutch|Italian|Portuguese|Japanese|Chinese|Russian|Swedish|Polish)\b/i,
-    key: 'preferred_language',
-    category: 'preference',
-    confidence: 0.9,
-    value: (m) => (m[1] ?? '').toLowerCase(),
-  },
-  {
-    pattern: /\b[Mm]y name is\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)?)/u,
-    key: 'name',
-    category: 'identity',
-    confidence: 0.9,
-    value: (m) => m[1] ?? '',
-  },
-  {
-    pattern: /\b(?:my (?:phone|mobile|cell)(?: number)? is|call me (?:at|on))\s+(\+?\d[\d ()./-]{6,}\d)/i,
-    key: 'phone',
-    category: 'identity',
-    confidence: 0.85,
-    value: (m) => (m[1] ?? '').replace(/\s+/g, ' '),
-  },
-  {
-    pattern: /\bI\s+work\s+(?:at|for)\s+(\p{Lu}[\p{L}\d&.'-]*(?:\s+\p{Lu}[\p{L}\d&.'-]*){0,3})/u,
-    key: 'company',
-    category: 'identity',
-    confidence: 0.8,
-    value: (m) => m[1] ?? '',
-  },
-  {
-    pattern: /\b(?:I(?:'m| am)|we(?:'re| are))\s+on\s+(?:the\s+)?(\w+)\s+(?:plan|tier)\b/i,
-    key: 'account_tier',
-    category: 'account',
-    confidence: 0.8,
-    value: (m) => (m[1] ?? '').toLowerCase(),
-  },
-  {
-    pattern: /\bupgrade\s+(?:me|us|my account|our account)\s+to\s+(?:the\s+)?(\w+)/i,
-    key: 'account_tier',
-    category: 'account',
-    confidence: 0.9,
-    value: (m) => (m[1] ?? '').toLowerCase(),
-  },
-  {
-    pattern: /\bI(?:'m| am)\s+(?:currently\s+)?(?:troubleshooting|trying to fix|dealing with|investigating)\s+([^.!?\n]{3,60})/i,
-    key: 'current_issue',
-    category: 'situation',
-    confidence: 0.7,
-    value: (m) => (m[1] ?? '').trim(),
-  },
-  {
-    pattern:
-      /\b(?:I(?:'m| am)\s+(?:so\s+|really\s+|very\s+)?(?:frustrated|angry|furious|annoyed|disappointed|fed up)|this is (?:unacceptable|ridiculous))\b/i,
-    key: 'sentiment',
-    category: 'sentiment',
-    confidence: 0.8,
-    value: (m) => m[0].toLowerCase(),
-  },
-];
-
-function normalisePeriod(period: string): string {
-  const lower = period.toLowerCase();
-  return lower.endsWith('s') ? lower : `${lower}s`;
-}
-
-function extractFacts(messageId: string, text: string): PromotedFact[] {
-  const facts: PromotedFact[] = [];
-  for (const rule of FACT_RULES) {
-    const match = text.match(rule.pattern);
-    if (!match || match.index === undefined) continue;
-    const value = rule.value(match).trim();
-    if (!value) continue;
-    facts.push({
-      key: snakeCase(rule.key),
-      value,
-      category: rule.category,
-      confidence: rule.confidence,
-      explicit: true,
-      evidence: match[0],
-      sourceMessageId: messageId,
-    });
-  }
-  return facts;
 }

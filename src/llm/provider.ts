@@ -36,10 +36,12 @@ export interface TurnRequest {
 export interface PromotionRequest {
   prompt: PromptText;
   thread: ThreadState;
-  /** The thread's customer messages: the only text facts may be quoted from. */
-  messages: Array<{ messageId: string; text: string }>;
-  /** Replies the agent sent in the thread, for commitments. */
-  agentReplies: string[];
+  /** The customer messages of this pass: the only text facts may be quoted from. */
+  messages: Array<{ messageId: string; date: Date; text: string }>;
+  /** The team's replies since the previous pass (the agent's drafts, what staff sent), for new commitments. */
+  replies: Array<{ messageId: string; date: Date; text: string; author: 'agent' | 'staff' }>;
+  /** Open commitments, by the id an update must name. */
+  commitments: Array<{ id: string; text: string; dueAt: Date | null; overdue: boolean }>;
 }
 
 export interface LlmProvider {

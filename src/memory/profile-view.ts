@@ -33,8 +33,13 @@ export function renderProfileView(
     .sort((a, b) => (b.closedAt?.getTime() ?? Infinity) - (a.closedAt?.getTime() ?? Infinity))
     .slice(0, limits.maxPastThreads)
     .map((t) => ({ thread_id: t.threadId, topic: t.topic, closed_at: t.closedAt ? t.closedAt.toISOString().slice(0, 10) : null }));
-  view['outstanding_commitments'] = profile.outstandingCommitments
+  view['outstanding_commitments'] = [...profile.outstandingCommitments]
+    .sort((a, b) => Number(b.overdue) - Number(a.overdue))
     .slice(0, limits.maxCommitments)
-    .map((c) => (c.due ? { text: c.text, due: c.due } : { text: c.text }));
+    .map((c) => ({
+      text: c.text,
+      ...(c.dueAt ? { due: c.dueAt.toISOString().slice(0, 10) } : c.due ? { due: c.due } : {}),
+      ...(c.overdue ? { overdue: true } : {}),
+    }));
   return view;
 }

@@ -80,6 +80,7 @@ export const DECISION_RULES = [
   'category-allowed',
   'explicit-required',
   'min-confidence',
+  'expired-before-promotion',
   'refresh',
   'trusted-value',
   'supersede-weaker',
@@ -91,7 +92,7 @@ export const DECISION_RULES = [
 export type DecisionRule = (typeof DECISION_RULES)[number];
 
 /** Rules recorded by the trusted paths (src/app/profile-admin.ts), documented in the same file. */
-const TRUSTED_RULES = ['operator-set', 'trusted-import', 'operator-delete'] as const;
+const TRUSTED_RULES = ['operator-set', 'trusted-import', 'operator-delete', 'merged-on-link'] as const;
 
 export const policySchema = z
   .object({
@@ -237,6 +238,8 @@ export interface Candidate {
   explicit: boolean;
   evidence: string;
   sourceMessageId: string;
+  /** A lifetime the model proposes ("48h", "30d"): used only when shorter than the policy's. */
+  ttl?: string | null;
 }
 
 export interface SourceMessage {
@@ -276,6 +279,8 @@ export interface DecideInput {
   messages: ReadonlyMap<string, SourceMessage>;
   existing: readonly ExistingFact[];
   maxActiveFacts: number;
+  /** When the decision is made: a fact already past its lifetime then is never accepted. */
+  now: Date;
 }
 
 /** Quote length after collapsing whitespace: what the `evidence` limits count. */
@@ -382,7 +387,16 @@ export function decidePromotions(input: DecideInput): Decision[] {
       decide(false, 'min-confidence', `confidence ${candidate.confidence} is below ${rule.minConfidence} for ${key}`);
       continue;
     }
-    const expiresAt = rule.ttlMs === null ? null : new Date(source.date.getTime() + rule.ttlMs);
+    const ttlMs = shorterTtl(rule.ttlMs, raw.ttl);
+    const expiresAt = ttlMs === null ? null : new Date(source.date.getTime() + ttlMs);
+    if (expiresAt !== null && expiresAt <= input.now) {
+      decide(
+        false,
+        'expired-before-promotion',
+        `${key} lives ${formatTtl(ttlMs)} from ${source.date.toISOString()}: already expired when decided`,
+      );
+      continue;
+    }
     const sameKey = active.filter((f) => f.key === key);
     const sameValue = sameKey.find((f) => foldText(f.value) === foldText(candidate.value));
     if (sameValue) {
@@ -455,4 +469,16 @@ export function pendingFactId(decisionIndex: number): string {
 
 function clamp(confidence: number): number {
   return Number.isFinite(confidence) ? Math.min(1, Math.max(0, Math.round(confidence * 100) / 100)) : 0;
+}
+
+/** The policy's lifetime, or the model's proposal when it is shorter (never longer). */
+function shorterTtl(policyMs: number | null, proposed: string | null | undefined): number | null {
+  const proposedMs = proposed ? parseDuration(proposed) : null;
+  if (proposedMs === null || proposedMs <= 0) return policyMs;
+  return policyMs === null ? proposedMs : Math.min(policyMs, proposedMs);
+}
+
+function formatTtl(ms: number | null): string {
+  if (ms === null) return 'for ever';
+  return ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : `${Math.round(ms / 3_600_000)}h`;
 }

@@ -19,7 +19,8 @@ export interface ProfileState {
   name: string | null;
   facts: ProfileFactView[];
   pastThreads: Array<{ threadId: string; topic: string; closedAt: Date | null }>;
-  outstandingCommitments: Array<{ text: string; due: string | null }>;
+  /** Promises still open (or overdue): overdue ones first in the prompt, and they flag the turn for a person. */
+  outstandingCommitments: Array<{ text: string; due: string | null; dueAt: Date | null; overdue: boolean }>;
 }
 
 /** Thread state: keyed by thread, ephemeral, allowed to be wrong. */

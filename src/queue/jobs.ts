@@ -12,12 +12,15 @@ export const QUEUES = { turns: 'turns', promotions: 'promotions', outbox: 'outbo
 export const turnJobSchema = z.object({ threadId: z.string().min(1).max(100) });
 export const promotionJobSchema = z.object({
   threadId: z.string().min(1).max(100),
-  trigger: z.enum(['quiet', 'resolved', 'manual']),
+  // 'manual' is what an operator's promotion was called before 'operator'; a job queued then still runs.
+  trigger: z
+    .enum(['quiet', 'resolved', 'periodic', 'checkpoint', 'operator', 'manual'])
+    .transform((t) => (t === 'manual' ? 'operator' : t)),
 });
 export const outboxJobSchema = z.object({ draftId: z.string().min(1).max(100), action: z.enum(['send', 'append']) });
 
 export type TurnJob = z.infer<typeof turnJobSchema>;
-export type PromotionJob = z.infer<typeof promotionJobSchema>;
+export type PromotionJob = z.output<typeof promotionJobSchema>;
 export type OutboxJob = z.infer<typeof outboxJobSchema>;
 
 /**

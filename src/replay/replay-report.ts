@@ -16,6 +16,8 @@ export interface ReplayReport extends ReplaySections {
   }>;
   /** What went wrong, per message or thread; the replay goes on after each (the report is always written). */
   failures: ReplayFailure[];
+  /** Where the virtual clock stopped, and whether it ran on past the last mail (`--no-settle` stops it there). */
+  clock: { endedAt: string; settled: boolean };
 }
 
 export interface ReplayFailure {

@@ -18,7 +18,7 @@ import { withCircuitBreaker } from '../llm/circuit-breaker.ts';
 import { createProvider } from '../llm/create-provider.ts';
 import type { LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
-import { openMemoryDatabase, type Database } from '../store/database.ts';
+import { openDatabase, openMemoryDatabase, type Database } from '../store/database.ts';
 import { threadsNeedingPromotion } from '../store/promotions.ts';
 import { loadReplaySections } from '../store/replay-sections.ts';
 import { collectReplayFiles } from './replay-files.ts';
@@ -33,8 +33,19 @@ export interface ReplayOptions {
   /** The model; the configured one by default (wrapped in a circuit breaker either way). */
   provider?: LlmProvider;
   progress?: (done: number, total: number) => void;
-  /** Called with the replay's database before it is thrown away (for tests and tools). */
+  /** Called with the replay's database before it is closed (for tests and tools). */
   inspect?: (db: Database) => Promise<void>;
+  /**
+   * Keep the embedded database in this folder (new or empty: one that already holds a database is
+   * refused), so the operator commands can inspect it afterwards. In memory when absent.
+   */
+  dataDir?: string;
+  /**
+   * Run the virtual clock on to QUIET_AFTER past the last mail, so due promotions, expiry and
+   * overdue sweeps happen as in production (default). False stops at the last mail and promotes
+   * what is still waiting at once (trigger `replay-end`).
+   */
+  settle?: boolean;
 }
 
 export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
@@ -42,8 +53,11 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   if (files.length === 0) throw new AppError('INPUT_INVALID', `no .eml files found in ${options.inputs.join(', ')}`);
 
   const clock = virtualClock(files.find((f) => f.date)?.date ?? new Date(0));
+  const database = options.dataDir
+    ? await openDatabase({ databaseUrl: undefined, dataDir: path.resolve(options.dataDir), existing: 'refuse' })
+    : await openMemoryDatabase();
   const runtime = await openRuntime(options.config, options.logger, {
-    database: await openMemoryDatabase(),
+    database,
     supportAddress: options.address,
     now: clock.now,
     provider: withCircuitBreaker(options.provider ?? createProvider(options.config.llm, options.logger)),
@@ -106,7 +120,13 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     }
     currentFile = null;
     await housekeeping();
-    // Threads that have not gone quiet when the mail runs out are promoted now, so the report
+    if (options.settle ?? true) {
+      // Time goes on after the last mail as it would in production: threads go quiet and are
+      // promoted, short-lived facts expire, promises fall due.
+      await scheduler.runUntil(new Date(clock.now().getTime() + options.config.memory.quietAfterMs + 1), pipeline);
+      await housekeeping();
+    }
+    // Threads still waiting (not settled, or a pass failed) are promoted now, so the report
     // shows what they would add to the profiles.
     for (const thread of await threadsNeedingPromotion(runtime.db, runtime.mailbox.id)) {
       await pipeline.runPromotion(thread.id, 'replay-end').catch(async (error: unknown) => {
@@ -114,7 +134,12 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         await pipeline.promotionFailed(thread.id, describeError(error));
       });
     }
-    const report: ReplayReport = { messages, ...(await loadReplaySections(runtime.db, runtime.mailbox.id)), failures };
+    const report: ReplayReport = {
+      messages,
+      ...(await loadReplaySections(runtime.db, runtime.mailbox.id)),
+      failures,
+      clock: { endedAt: clock.now().toISOString(), settled: options.settle ?? true },
+    };
     await options.inspect?.(runtime.database);
     return report;
   } finally {

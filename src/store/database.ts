@@ -4,6 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -34,10 +35,23 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Connections in the PostgreSQL pool Prisma and plain SQL share (default 10). */
   databasePoolSize?: number;
+  /**
+   * For the embedded database: `create` it when DATA_DIR has none (the default), `require` one
+   * (operator commands: an empty folder is a mistake, not a customer without data), or `refuse`
+   * one (a replay keeping its database needs a new folder).
+   */
+  existing?: 'create' | 'require' | 'refuse';
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.databasePoolSize ?? 10) : openPglite(options.dataDir);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.databasePoolSize ?? 10)
+    : openPglite(options.dataDir, options.existing ?? 'create');
+}
+
+/** Whether DATA_DIR holds an embedded database (PGlite writes PG_VERSION when it creates one). */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return existsSync(path.join(dataDir, 'pglite', 'PG_VERSION'));
 }
 
 function openPostgres(url: string, poolSize: number): Database {
@@ -61,8 +75,17 @@ function openPostgres(url: string, poolSize: number): Database {
   };
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, existing: 'create' | 'require' | 'refuse'): Promise<Database> {
   const dir = path.join(dataDir, 'pglite');
+  if (existing === 'require' && !embeddedDatabaseExists(dataDir)) {
+    throw new AppError(
+      'NOT_FOUND',
+      `no database in DATA_DIR=${dataDir}: set DATA_DIR to the folder the agent (or \`replay --data-dir\`) used, or DATABASE_URL`,
+    );
+  }
+  if (existing === 'refuse' && embeddedDatabaseExists(dataDir)) {
+    throw new AppError('USAGE', `${dataDir} already holds a database: give a new or empty folder`);
+  }
   await mkdir(dir, { recursive: true });
   // PGlite is one process's database; a second process on the same folder would corrupt it.
   const lock: DirectoryLock = await acquireDirectoryLock(dataDir, 'pglite');

@@ -28,12 +28,14 @@ export interface DecisionQuery {
   key?: string | undefined;
   order: 'newest-first' | 'oldest-first';
   limit?: number;
+  /** Only decisions made by then (what `why --as-of` explains). */
+  asOf?: Date | undefined;
 }
 
 export async function listDecisions(db: DbClient, entityId: string, query: DecisionQuery): Promise<DecisionRecord[]> {
   const direction = query.order === 'newest-first' ? ('desc' as const) : ('asc' as const);
   return db.promotionDecision.findMany({
-    where: { entityId, ...(query.key ? { key: query.key } : {}) },
+    where: { entityId, ...(query.key ? { key: query.key } : {}), ...(query.asOf ? { createdAt: { lte: query.asOf } } : {}) },
     orderBy: [{ createdAt: direction }, { id: direction }],
     ...(query.limit === undefined ? {} : { take: query.limit }),
     select: {

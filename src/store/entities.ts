@@ -1,4 +1,6 @@
 import type { EntityKind } from '../mail/addresses.ts';
+import type { MergeFact, MergeRetirement } from '../memory/link-merge.ts';
+import type { FactCategory } from '../memory/types.ts';
 import { resolveEntityFrom } from '../mail/entity-resolution.ts';
 import { newId } from '../ids.ts';
 import type { DbClient } from './client.ts';
@@ -58,23 +60,34 @@ export async function resolveEntity(
   return entity;
 }
 
+/** The facts a merge retires, decided from the merged profile's active facts (see `planLinkMerge`). */
+export type MergePlanner = (facts: MergeFact[]) => MergeRetirement[];
+
 /**
  * Gives an address to an entity, in one transaction. When the address belonged to another
  * entity that has no address left, that entity's threads, messages, participations, facts,
  * decisions and commitments become the target's and the empty entity goes: its id is returned.
+ * The merged profile's conflicting facts are then settled by `plan`: each retired fact is
+ * superseded by the one kept, with a `merged-on-link` entry in the decision trail.
  */
-export async function moveAddressToEntity(db: Db, address: string, targetEntityId: string): Promise<{ merged: string | null }> {
+export async function moveAddressToEntity(
+  db: Db,
+  address: string,
+  targetEntityId: string,
+  plan: MergePlanner,
+  now: Date,
+): Promise<{ merged: string | null; retired: MergeRetirement[] }> {
   return db.$transaction(async (tx) => {
     const existing = await tx.entityAddress.findUnique({ where: { address }, select: { entityId: true } });
-    if (existing?.entityId === targetEntityId) return { merged: null };
+    if (existing?.entityId === targetEntityId) return { merged: null, retired: [] };
     if (!existing) {
       await tx.entityAddress.create({ data: { id: newId('ea'), entityId: targetEntityId, address } });
-      return { merged: null };
+      return { merged: null, retired: [] };
     }
     const source = existing.entityId;
     await tx.entityAddress.update({ where: { address }, data: { entityId: targetEntityId } });
     const remaining = await tx.entityAddress.count({ where: { entityId: source } });
-    if (remaining > 0) return { merged: null };
+    if (remaining > 0) return { merged: null, retired: [] };
     const move = { where: { entityId: source }, data: { entityId: targetEntityId } };
     await tx.thread.updateMany(move);
     await tx.message.updateMany(move);
@@ -83,6 +96,36 @@ export async function moveAddressToEntity(db: Db, address: string, targetEntityI
     await tx.promotionDecision.updateMany(move);
     await tx.commitment.updateMany(move);
     await tx.entity.delete({ where: { id: source } });
-    return { merged: source };
+    const active = await tx.profileFact.findMany({
+      where: { entityId: targetEntityId, status: 'active' },
+      select: { id: true, key: true, value: true, category: true, origin: true, validFrom: true, createdAt: true, confidence: true },
+    });
+    const retired = plan(active.map((f) => ({ ...f, category: f.category as FactCategory, validFrom: f.validFrom ?? f.createdAt })));
+    for (const r of retired) {
+      const fact = active.find((f) => f.id === r.factId)!;
+      await tx.profileFact.update({
+        where: { id: r.factId },
+        data: { status: 'superseded', validUntil: now, retiredAt: now, supersededById: r.keptFactId },
+      });
+      await tx.promotionDecision.create({
+        data: {
+          id: newId('pd'),
+          entityId: targetEntityId,
+          origin: 'link',
+          key: r.key,
+          value: r.value,
+          category: fact.category,
+          confidence: fact.confidence,
+          explicit: true,
+          evidence: `linked ${address}`,
+          accepted: false,
+          rule: 'merged-on-link',
+          reason: r.reason,
+          factId: r.factId,
+          createdAt: now,
+        },
+      });
+    }
+    return { merged: source, retired };
   });
 }

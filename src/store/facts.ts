@@ -17,9 +17,15 @@ export interface ProfileFactRecord {
   sourceMessageId: string | null;
   sourceThreadId: string | null;
   evidence: string | null;
+  /** When it was recorded (promoted, set or imported): the ledger's `recordedAt`. */
   createdAt: Date;
+  /** When it became true: the date of the message that states it (or when it was set). */
+  validFrom: Date | null;
   expiresAt: Date | null;
+  /** When it stopped being true: the date of the statement that superseded it, or its expiry. */
   validUntil: Date | null;
+  /** When the profile stopped holding it (superseded, expired, deleted, merged away). */
+  retiredAt: Date | null;
   /** active | superseded | expired | deleted */
   status: string;
 }
@@ -36,8 +42,10 @@ const FACT_FIELDS = {
   sourceThreadId: true,
   evidence: true,
   createdAt: true,
+  validFrom: true,
   expiresAt: true,
   validUntil: true,
+  retiredAt: true,
   status: true,
 } as const;
 
@@ -50,6 +58,22 @@ export async function customerFacts(db: DbClient, entityId: string): Promise<Pro
 export async function activeFacts(db: DbClient, entityId: string): Promise<ProfileFactRecord[]> {
   return db.profileFact.findMany({
     where: { entityId, status: 'active' },
+    orderBy: [{ key: 'asc' }, { createdAt: 'asc' }],
+    select: FACT_FIELDS,
+  });
+}
+
+/**
+ * What the profile held on `asOf`: facts recorded by then and neither retired nor expired by
+ * then, by key and oldest first within a key (the ledger read as of a date).
+ */
+export async function factsAsOf(db: DbClient, entityId: string, asOf: Date): Promise<ProfileFactRecord[]> {
+  return db.profileFact.findMany({
+    where: {
+      entityId,
+      createdAt: { lte: asOf },
+      AND: [{ OR: [{ retiredAt: null }, { retiredAt: { gt: asOf } }] }, { OR: [{ expiresAt: null }, { expiresAt: { gt: asOf } }] }],
+    },
     orderBy: [{ key: 'asc' }, { createdAt: 'asc' }],
     select: FACT_FIELDS,
   });
@@ -94,13 +118,14 @@ export async function recordTrustedFact(db: Db, f: TrustedFactRecord): Promise<n
         origin: f.origin,
         evidence: f.evidence,
         createdAt: f.now,
+        validFrom: f.now,
         expiresAt: f.expiresAt,
         decisionId: f.decisionId,
       },
     });
     const replaced = await tx.profileFact.updateMany({
       where: { entityId: f.entityId, key: f.key, status: 'active', id: { not: f.factId } },
-      data: { status: 'superseded', validUntil: f.now, supersededById: f.factId },
+      data: { status: 'superseded', validUntil: f.now, retiredAt: f.now, supersededById: f.factId },
     });
     await tx.promotionDecision.create({
       data: {
@@ -135,7 +160,7 @@ export async function recordFactDeletion(
   now: Date,
 ): Promise<void> {
   await db.$transaction([
-    db.profileFact.update({ where: { id: fact.id }, data: { status: 'deleted', validUntil: now } }),
+    db.profileFact.update({ where: { id: fact.id }, data: { status: 'deleted', validUntil: now, retiredAt: now } }),
     db.promotionDecision.create({
       data: {
         id: decision.id,

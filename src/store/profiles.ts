@@ -1,15 +1,28 @@
 import type { FactCategory, ProfileState } from '../memory/types.ts';
 import type { DbClient } from './client.ts';
 
-/** Profile state of an entity: active facts, past threads with topics, open commitments. */
-export async function loadProfile(db: DbClient, entityId: string): Promise<ProfileState | null> {
+/**
+ * Profile state of an entity: active facts, past threads with topics, open commitments. With
+ * `asOf`, what the profile held on that date: facts recorded by then and not yet retired or
+ * expired, threads closed by then, commitments made by then and not yet closed (overdue by then).
+ */
+export async function loadProfile(db: DbClient, entityId: string, asOf?: Date): Promise<ProfileState | null> {
+  const believed = asOf
+    ? {
+        createdAt: { lte: asOf },
+        AND: [{ OR: [{ retiredAt: null }, { retiredAt: { gt: asOf } }] }, { OR: [{ expiresAt: null }, { expiresAt: { gt: asOf } }] }],
+      }
+    : { status: 'active' };
+  const open = asOf
+    ? { createdAt: { lte: asOf }, OR: [{ resolvedAt: null }, { resolvedAt: { gt: asOf } }] }
+    : { status: { in: ['open', 'overdue'] } };
   const entity = await db.entity.findUnique({
     where: { id: entityId },
     include: {
-      facts: { where: { status: 'active' }, orderBy: [{ key: 'asc' }, { createdAt: 'asc' }] },
-      commitments: { where: { status: 'open' }, orderBy: { createdAt: 'asc' } },
+      facts: { where: believed, orderBy: [{ key: 'asc' }, { createdAt: 'asc' }] },
+      commitments: { where: open, orderBy: { createdAt: 'asc' } },
       threads: {
-        where: { topic: { not: null } },
+        where: { topic: { not: null }, ...(asOf ? { closedAt: { lte: asOf } } : {}) },
         orderBy: { closedAt: 'desc' },
         take: 20,
         select: { id: true, topic: true, closedAt: true },
@@ -29,7 +42,12 @@ export async function loadProfile(db: DbClient, entityId: string): Promise<Profi
       expiresAt: f.expiresAt,
     })),
     pastThreads: entity.threads.map((t) => ({ threadId: t.id, topic: t.topic ?? '', closedAt: t.closedAt })),
-    outstandingCommitments: entity.commitments.map((c) => ({ text: c.text, due: c.due })),
+    outstandingCommitments: entity.commitments.map((c) => ({
+      text: c.text,
+      due: c.due,
+      dueAt: c.dueAt,
+      overdue: asOf ? c.dueAt !== null && c.dueAt < asOf : c.status === 'overdue',
+    })),
   };
 }
 
@@ -40,7 +58,10 @@ export async function expireFacts(db: DbClient, now: Date): Promise<number> {
     select: { id: true, expiresAt: true },
   });
   for (const fact of expired) {
-    await db.profileFact.update({ where: { id: fact.id }, data: { status: 'expired', validUntil: fact.expiresAt } });
+    await db.profileFact.update({
+      where: { id: fact.id },
+      data: { status: 'expired', validUntil: fact.expiresAt, retiredAt: fact.expiresAt },
+    });
   }
   return expired.length;
 }

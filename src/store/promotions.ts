@@ -1,18 +1,23 @@
 /**
- * What a promotion pass reads (the thread, its customer's messages, the team's replies, the
- * profile's active facts) and the one transaction that stores its outcome (the run, every
- * decision, the facts it adds, supersedes or refreshes, the open commitments, the thread's topic).
+ * What a promotion pass reads (the thread, its customer's messages no pass has seen yet, the
+ * team's replies since the last pass, the profile's active facts, the open commitments) and the
+ * one transaction that stores a pass (the run and the messages it covered, every decision, the
+ * facts it adds, supersedes or refreshes, new and closed commitments, the thread's topic and
+ * status).
  */
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import type { CommitmentStatus } from '../memory/commitments.ts';
 import type { Decision, ExistingFact } from '../memory/promotion-policy.ts';
 import { pendingFactId } from '../memory/promotion-policy.ts';
+import type { ThreadActivity } from '../memory/promotion-schedule.ts';
 import type { DbClient } from './client.ts';
 import type { Db } from './database.ts';
 import { loadThread, type ThreadRecord } from './turns.ts';
 
 /** A customer message of the thread, with what decides whether it may source facts. */
 export interface PromotionSourceMessage {
+  id: string;
   messageId: string;
   text: string;
   date: Date;
@@ -22,42 +27,83 @@ export interface PromotionSourceMessage {
   entityId: string | null;
 }
 
-export interface PromotionInput {
-  thread: ThreadRecord & { needsPromotion: boolean; topic: string | null };
-  /** The thread customer's own inbound messages, oldest first (never a participant's). */
-  messages: PromotionSourceMessage[];
-  /** The team's replies in the thread (drafts not discarded), oldest first. */
-  replies: string[];
+export interface TeamReply {
+  messageId: string;
+  date: Date;
+  text: string;
+  author: 'agent' | 'staff';
 }
 
-export async function loadPromotionInput(db: DbClient, threadId: string): Promise<PromotionInput> {
+export interface StoredCommitment {
+  id: string;
+  text: string;
+  due: string | null;
+  dueAt: Date | null;
+  status: CommitmentStatus;
+  /** When the promise was made: its message's date, else when it was recorded. */
+  promisedAt: Date;
+}
+
+export interface PromotionState {
+  thread: ThreadRecord & { needsPromotion: boolean; topic: string | null };
+  /** The thread customer's own messages no pass has seen, oldest first (at most `limit`). */
+  unseen: PromotionSourceMessage[];
+  /** How many unseen messages there are in all (more than `unseen` holds when over the limit). */
+  unseenTotal: number;
+  /** The team's replies since the last pass that covered anything, oldest first. */
+  replies: TeamReply[];
+  commitments: StoredCommitment[];
+}
+
+const inboundOfCustomer = (threadId: string, entityId: string) =>
+  ({ threadId, direction: 'inbound', skipReason: null, entityId, promotedBy: null }) as const;
+
+export async function loadPromotionState(db: DbClient, threadId: string, limit: number): Promise<PromotionState> {
   const thread = await loadThread(db, threadId);
   if (!thread) throw new AppError('NOT_FOUND', `no thread ${threadId}`);
   const row = await db.thread.findUniqueOrThrow({ where: { id: threadId }, select: { needsPromotion: true, topic: true } });
   // Only the customer's own words can become the customer's facts: a participant who joined the
-  // thread (a Cc, a forged From's accomplice) is shown to no one as the customer.
-  const messages = await db.message.findMany({
-    where: { threadId, direction: 'inbound', skipReason: null, entityId: thread.entityId },
-    orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }],
-    select: {
-      messageId: true,
-      extractedText: true,
-      sentAt: true,
-      receivedAt: true,
-      authDmarc: true,
-      fromAddress: true,
-      replyTo: true,
-      entityId: true,
-    },
-  });
-  const replies = await db.draft.findMany({
-    where: { threadId, status: { not: 'discarded' } },
+  // thread (a Cc, a forged From's accomplice) is shown to no pass as the customer.
+  const where = inboundOfCustomer(threadId, thread.entityId);
+  const [messages, unseenTotal, lastPass, commitments] = await Promise.all([
+    db.message.findMany({
+      where,
+      orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+      select: {
+        id: true,
+        messageId: true,
+        extractedText: true,
+        sentAt: true,
+        receivedAt: true,
+        authDmarc: true,
+        fromAddress: true,
+        replyTo: true,
+        entityId: true,
+      },
+    }),
+    db.message.count({ where }),
+    db.promotionRun.findFirst({ where: { threadId, error: null }, orderBy: { createdAt: 'desc' }, select: { createdAt: true } }),
+    db.commitment.findMany({ where: { threadId, status: { in: ['open', 'overdue'] } }, orderBy: { createdAt: 'asc' } }),
+  ]);
+  const drafts = await db.draft.findMany({
+    where: { threadId, status: { not: 'discarded' }, ...(lastPass ? { createdAt: { gt: lastPass.createdAt } } : {}) },
     orderBy: { createdAt: 'asc' },
-    select: { body: true },
+    select: { messageId: true, createdAt: true, body: true },
   });
+  const promiseIds = commitments.flatMap((c) => (c.sourceMessageId ? [c.sourceMessageId] : []));
+  const promises =
+    promiseIds.length === 0
+      ? []
+      : await db.message.findMany({
+          where: { mailboxId: thread.mailboxId, messageId: { in: promiseIds } },
+          select: { messageId: true, sentAt: true, receivedAt: true },
+        });
+  const promisedAt = new Map(promises.map((m) => [m.messageId, m.sentAt ?? m.receivedAt]));
   return {
     thread: { ...thread, needsPromotion: row.needsPromotion, topic: row.topic },
-    messages: messages.map((m) => ({
+    unseen: messages.map((m) => ({
+      id: m.id,
       messageId: m.messageId,
       text: m.extractedText,
       date: m.sentAt ?? m.receivedAt,
@@ -66,36 +112,52 @@ export async function loadPromotionInput(db: DbClient, threadId: string): Promis
       authDmarc: m.authDmarc,
       entityId: m.entityId,
     })),
-    replies: replies.map((d) => d.body),
+    unseenTotal,
+    replies: drafts.map((d) => ({ messageId: d.messageId, date: d.createdAt, text: d.body, author: 'agent' as const })),
+    commitments: commitments.map((c) => ({
+      id: c.id,
+      text: c.text,
+      due: c.due,
+      dueAt: c.dueAt,
+      status: c.status as CommitmentStatus,
+      promisedAt: (c.sourceMessageId ? promisedAt.get(c.sourceMessageId) : undefined) ?? c.createdAt,
+    })),
   };
 }
 
-/** The profile's active facts, each with the date its source message was written (else when it was stored). */
-export async function loadActiveFacts(db: DbClient, entityId: string, mailboxId: string): Promise<ExistingFact[]> {
+/** The profile's active facts, each with the date its statement was made (else when it was recorded). */
+export async function loadActiveFacts(db: DbClient, entityId: string): Promise<Array<ExistingFact & { validFrom: Date | null }>> {
   const facts = await db.profileFact.findMany({
     where: { entityId, status: 'active' },
-    select: { id: true, key: true, value: true, confidence: true, origin: true, createdAt: true, sourceMessageId: true },
+    orderBy: [{ key: 'asc' }, { createdAt: 'asc' }],
+    select: { id: true, key: true, value: true, confidence: true, origin: true, createdAt: true, validFrom: true },
   });
-  const ids = facts.flatMap((f) => (f.sourceMessageId ? [f.sourceMessageId] : []));
-  const sources =
-    ids.length === 0
-      ? []
-      : await db.message.findMany({
-          where: { mailboxId, messageId: { in: ids } },
-          select: { messageId: true, sentAt: true, receivedAt: true },
-        });
-  const dates = new Map(sources.map((r) => [r.messageId, r.sentAt ?? r.receivedAt]));
   return facts.map((f) => ({
     id: f.id,
     key: f.key,
     value: f.value,
     confidence: f.confidence,
     origin: f.origin,
-    sourceDate: (f.sourceMessageId ? dates.get(f.sourceMessageId) : undefined) ?? f.createdAt,
+    sourceDate: f.validFrom ?? f.createdAt,
+    validFrom: f.validFrom ?? f.createdAt,
   }));
 }
 
-export interface PromotionCommit {
+export interface NewCommitment {
+  text: string;
+  due: string | null;
+  dueAt: Date | null;
+  sourceMessageId: string | null;
+}
+
+export interface CommitmentClose {
+  id: string;
+  status: 'fulfilled' | 'cancelled';
+  closedByMessageId: string;
+  evidence: string;
+}
+
+export interface PassCommit {
   runId: string;
   threadId: string;
   entityId: string;
@@ -104,16 +166,22 @@ export interface PromotionCommit {
   policyVersion: string;
   promptTokens: number;
   completionTokens: number;
+  /** The customer messages this pass was shown (row ids and Message-IDs). */
+  covered: ReadonlyArray<{ id: string; messageId: string }>;
   decisions: readonly Decision[];
-  /** The open commitments the pass found (replacing the thread's open ones), or null to keep them. */
-  commitments: Array<{ text: string; due: string | null }> | null;
+  newCommitments: readonly NewCommitment[];
+  closedCommitments: readonly CommitmentClose[];
+  /** Set when the model's answer was unusable: recorded, and its messages still count as shown. */
+  error: string | null;
+  /** Whether unseen messages remain after this pass (the thread still has news for the profile). */
+  moreUnseen: boolean;
   /** Set when the pass closes the thread (quiet or resolved): its final status. */
   closeAs: 'resolved' | 'closed' | null;
   now: Date;
 }
 
-/** Stores a promotion pass in one transaction; a run that fails leaves nothing behind. */
-export async function commitPromotion(db: Db, c: PromotionCommit): Promise<void> {
+/** Stores a promotion pass in one transaction; a pass that fails leaves nothing behind. */
+export async function commitPass(db: Db, c: PassCommit): Promise<void> {
   await db.$transaction(async (tx) => {
     await tx.promotionRun.create({
       data: {
@@ -124,9 +192,14 @@ export async function commitPromotion(db: Db, c: PromotionCommit): Promise<void>
         policyVersion: c.policyVersion,
         promptTokens: c.promptTokens,
         completionTokens: c.completionTokens,
+        coveredMessageIds: c.covered.map((m) => m.messageId),
+        error: c.error,
         createdAt: c.now,
       },
     });
+    if (c.covered.length > 0) {
+      await tx.message.updateMany({ where: { id: { in: c.covered.map((m) => m.id) }, promotedBy: null }, data: { promotedBy: c.runId } });
+    }
     const inserted = new Map<string, string>();
     for (const [index, decision] of c.decisions.entries()) {
       const decisionId = newId('pd');
@@ -154,32 +227,47 @@ export async function commitPromotion(db: Db, c: PromotionCommit): Promise<void>
         },
       });
     }
-    if (c.commitments) {
-      await tx.commitment.deleteMany({ where: { threadId: c.threadId, status: 'open' } });
-      if (c.commitments.length > 0) {
-        await tx.commitment.createMany({
-          data: c.commitments.map((commitment) => ({
-            id: newId('c'),
-            entityId: c.entityId,
-            threadId: c.threadId,
-            text: commitment.text,
-            due: commitment.due,
-            createdAt: c.now,
-          })),
-        });
-      }
+    if (c.newCommitments.length > 0) {
+      await tx.commitment.createMany({
+        data: c.newCommitments.map((n) => ({
+          id: newId('c'),
+          entityId: c.entityId,
+          threadId: c.threadId,
+          text: n.text,
+          due: n.due,
+          dueAt: n.dueAt,
+          sourceMessageId: n.sourceMessageId,
+          createdAt: c.now,
+        })),
+      });
+    }
+    for (const close of c.closedCommitments) {
+      await tx.commitment.updateMany({
+        where: { id: close.id, status: { in: ['open', 'overdue'] } },
+        data: {
+          status: close.status,
+          closedByMessageId: close.closedByMessageId,
+          closeEvidence: close.evidence.slice(0, 500),
+          resolvedAt: c.now,
+        },
+      });
     }
     await tx.thread.update({
       where: { id: c.threadId },
       data: {
         topic: c.topic,
-        needsPromotion: false,
+        needsPromotion: c.moreUnseen,
         promotionError: null,
         promotionFailedAt: null,
         ...(c.closeAs ? { status: c.closeAs, closedAt: c.now } : {}),
       },
     });
   });
+}
+
+/** A quiet thread with nothing new to show a pass: it closes without a model call. */
+export async function closeQuietThread(db: DbClient, threadId: string, closeAs: 'resolved' | 'closed', now: Date): Promise<void> {
+  await db.thread.updateMany({ where: { id: threadId }, data: { needsPromotion: false, status: closeAs, closedAt: now } });
 }
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
@@ -218,6 +306,7 @@ async function applyDecision(
       sourceThreadId: input.threadId,
       evidence: decision.candidate.evidence.slice(0, 1000),
       createdAt: now,
+      validFrom: decision.sourceDate ?? now,
       expiresAt: action.expiresAt,
       decisionId: input.decisionId,
     },
@@ -227,20 +316,41 @@ async function applyDecision(
     const replaced = input.inserted.get(action.replacesFactId) ?? action.replacesFactId;
     await tx.profileFact.update({
       where: { id: replaced },
-      data: { status: 'superseded', validUntil: decision.sourceDate ?? now, supersededById: factId },
+      data: { status: 'superseded', validUntil: decision.sourceDate ?? now, retiredAt: now, supersededById: factId },
     });
   }
   return factId;
 }
 
-/** Threads of a mailbox whose news the profile has not seen, oldest activity first. */
-export async function threadsNeedingPromotion(
-  db: DbClient,
-  mailboxId: string,
-): Promise<Array<{ id: string; lastMessageAt: Date; status: string }>> {
-  return db.thread.findMany({
+/** Threads of a mailbox whose news the profile has not seen, with what decides their next pass. */
+export async function threadsNeedingPromotion(db: DbClient, mailboxId: string): Promise<Array<{ id: string } & ThreadActivity>> {
+  const threads = await db.thread.findMany({
     where: { mailboxId, needsPromotion: true },
     orderBy: [{ lastMessageAt: 'asc' }, { id: 'asc' }],
-    select: { id: true, lastMessageAt: true, status: true },
+    select: { id: true, lastMessageAt: true, status: true, entityId: true },
   });
+  if (threads.length === 0) return [];
+  const unseen = await db.message.groupBy({
+    by: ['threadId'],
+    where: { threadId: { in: threads.map((t) => t.id) }, direction: 'inbound', skipReason: null, promotedBy: null },
+    _count: { _all: true },
+    _min: { sentAt: true, receivedAt: true },
+  });
+  const byThread = new Map(unseen.map((u) => [u.threadId, u]));
+  return threads.map((t) => {
+    const u = byThread.get(t.id);
+    return {
+      id: t.id,
+      lastMessageAt: t.lastMessageAt,
+      status: t.status,
+      uncovered: u?._count._all ?? 0,
+      oldestUncoveredAt: u ? (u._min.sentAt ?? u._min.receivedAt) : null,
+    };
+  });
+}
+
+/** Open commitments past their due date become overdue (the reply context and the console show them). */
+export async function markOverdueCommitments(db: DbClient, now: Date): Promise<number> {
+  const moved = await db.commitment.updateMany({ where: { status: 'open', dueAt: { lt: now } }, data: { status: 'overdue' } });
+  return moved.count;
 }

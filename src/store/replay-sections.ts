@@ -7,21 +7,57 @@ import { jsonStringArray, type DbClient } from './client.ts';
 import { threadStateOf } from './turns.ts';
 
 export interface ReplaySections {
-  threads: Array<{ threadId: string; entityId: string } & ThreadState>;
+  threads: Array<
+    { threadId: string; entityId: string } & ThreadState & {
+        /** Every promotion pass over the thread, oldest first, with the customer messages it was shown. */
+        promotions: Array<{ at: string; trigger: string; messageIds: string[]; error: string | null }>;
+      }
+  >;
   profiles: Array<{
     entityId: string;
     addresses: string[];
     name: string | null;
+    /** The ledger: every fact the profile has held, current (`active`) and past, by key then when recorded. */
     facts: Array<{
       key: string;
       value: string;
       category: string;
       confidence: number;
+      origin: string;
       sourceMessageId: string | null;
+      validFrom: string | null;
+      recordedAt: string;
+      validUntil: string | null;
       expiresAt: string | null;
+      /** active | superseded | expired | deleted */
+      status: string;
+    }>;
+    /** Every candidate and change the policy decided, oldest first. */
+    decisions: Array<{
+      at: string;
+      key: string;
+      value: string;
+      verdict: 'accepted' | 'rejected';
+      rule: string;
+      reason: string;
+      origin: string;
+      sourceMessageId: string | null;
     }>;
     pastThreads: Array<{ threadId: string; topic: string; closedAt: string | null }>;
-    outstandingCommitments: Array<{ text: string; due: string | null }>;
+    /** What is still owed (open or overdue). */
+    outstandingCommitments: Array<{ text: string; due: string | null; dueAt: string | null; overdue: boolean }>;
+    /** Every commitment, with how it was made and closed. */
+    commitments: Array<{
+      threadId: string;
+      text: string;
+      due: string | null;
+      dueAt: string | null;
+      /** open | fulfilled | overdue | cancelled */
+      status: string;
+      sourceMessageId: string | null;
+      closedByMessageId: string | null;
+      closeEvidence: string | null;
+    }>;
   }>;
   drafts: Array<{
     threadId: string;
@@ -38,6 +74,8 @@ export interface ReplaySections {
   llm: { calls: number; promptTokens: number; completionTokens: number; maxPromptTokens: number };
 }
 
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
 /** The report's database sections, read back in a stable order. */
 export async function loadReplaySections(db: DbClient, mailboxId: string): Promise<ReplaySections> {
   const threads = await db.thread.findMany({ where: { mailboxId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -52,9 +90,15 @@ export async function loadReplaySections(db: DbClient, mailboxId: string): Promi
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     include: {
       addresses: { orderBy: { address: 'asc' } },
-      facts: { where: { status: 'active' }, orderBy: [{ key: 'asc' }, { createdAt: 'asc' }] },
-      commitments: { where: { status: 'open' }, orderBy: { createdAt: 'asc' } },
+      facts: { orderBy: [{ key: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }] },
+      decisions: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+      commitments: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
     },
+  });
+  const runs = await db.promotionRun.findMany({
+    where: { threadId: { in: threads.map((t) => t.id) } },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    select: { threadId: true, createdAt: true, trigger: true, coveredMessageIds: true, error: true },
   });
   const drafts = await db.draft.findMany({ where: { mailboxId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   const usage = await db.llmCall.aggregate({
@@ -67,7 +111,15 @@ export async function loadReplaySections(db: DbClient, mailboxId: string): Promi
   return {
     threads: threads.map((t) => {
       const { subject, summary, openItems, currentIntent, tags, status } = threadStateOf(t);
-      return { threadId: t.id, entityId: t.entityId, subject, summary, openItems, currentIntent, tags, status };
+      const promotions = runs
+        .filter((r) => r.threadId === t.id)
+        .map((r) => ({
+          at: r.createdAt.toISOString(),
+          trigger: r.trigger,
+          messageIds: jsonStringArray(r.coveredMessageIds),
+          error: r.error,
+        }));
+      return { threadId: t.id, entityId: t.entityId, subject, summary, openItems, currentIntent, tags, status, promotions };
     }),
     profiles: entities.map((e) => ({
       entityId: e.id,
@@ -78,13 +130,40 @@ export async function loadReplaySections(db: DbClient, mailboxId: string): Promi
         value: f.value,
         category: f.category,
         confidence: f.confidence,
+        origin: f.origin,
         sourceMessageId: f.sourceMessageId,
-        expiresAt: f.expiresAt?.toISOString() ?? null,
+        validFrom: iso(f.validFrom),
+        recordedAt: f.createdAt.toISOString(),
+        validUntil: iso(f.validUntil),
+        expiresAt: iso(f.expiresAt),
+        status: f.status,
+      })),
+      decisions: e.decisions.map((d) => ({
+        at: d.createdAt.toISOString(),
+        key: d.key,
+        value: d.value,
+        verdict: d.accepted ? ('accepted' as const) : ('rejected' as const),
+        rule: d.rule,
+        reason: d.reason,
+        origin: d.origin,
+        sourceMessageId: d.sourceMessageId,
       })),
       pastThreads: threads
         .filter((t) => t.entityId === e.id && t.topic !== null)
         .map((t) => ({ threadId: t.id, topic: t.topic ?? '', closedAt: t.closedAt?.toISOString() ?? null })),
-      outstandingCommitments: e.commitments.map((c) => ({ text: c.text, due: c.due })),
+      outstandingCommitments: e.commitments
+        .filter((c) => c.status === 'open' || c.status === 'overdue')
+        .map((c) => ({ text: c.text, due: c.due, dueAt: iso(c.dueAt), overdue: c.status === 'overdue' })),
+      commitments: e.commitments.map((c) => ({
+        threadId: c.threadId,
+        text: c.text,
+        due: c.due,
+        dueAt: iso(c.dueAt),
+        status: c.status,
+        sourceMessageId: c.sourceMessageId,
+        closedByMessageId: c.closedByMessageId,
+        closeEvidence: c.closeEvidence,
+      })),
     })),
     drafts: drafts.map((d) => ({
       threadId: d.threadId,

@@ -131,7 +131,7 @@ const contextRow = z.object({
           expiresAt: utc.nullable(),
         }),
       ),
-      commitments: z.array(z.object({ text: z.string(), due: z.string().nullable() })),
+      commitments: z.array(z.object({ text: z.string(), due: z.string().nullable(), dueAt: utc.nullable(), overdue: z.boolean() })),
       pastThreads: z.array(z.object({ id: z.string(), topic: z.string().nullable(), closedAt: utc.nullable() })),
     })
     .nullable(),
@@ -146,6 +146,7 @@ const contextRow = z.object({
     }),
   ),
   replies: z.object({ rh: z.number(), th: z.number(), rd: z.number(), td: z.number() }),
+  unseen: z.object({ count: z.number(), oldest: utc.nullable() }),
 });
 
 const CONTEXT_SQL = `
@@ -159,8 +160,9 @@ SELECT
       'facts', (SELECT coalesce(json_agg(json_build_object('key', f."key", 'value', f."value", 'category', f."category",
                   'confidence', f."confidence", 'origin', f."origin", 'expiresAt', f."expiresAt") ORDER BY f."key", f."createdAt"), '[]'::json)
                 FROM "ProfileFact" f WHERE f."entityId" = e."id" AND f."status" = 'active'),
-      'commitments', (SELECT coalesce(json_agg(json_build_object('text', c."text", 'due', c."due") ORDER BY c."createdAt"), '[]'::json)
-                      FROM "Commitment" c WHERE c."entityId" = e."id" AND c."status" = 'open'),
+      'commitments', (SELECT coalesce(json_agg(json_build_object('text', c."text", 'due', c."due", 'dueAt', c."dueAt",
+                        'overdue', c."status" = 'overdue' OR (c."dueAt" IS NOT NULL AND c."dueAt" < $6::timestamp)) ORDER BY c."createdAt"), '[]'::json)
+                      FROM "Commitment" c WHERE c."entityId" = e."id" AND c."status" IN ('open', 'overdue')),
       'pastThreads', (SELECT coalesce(json_agg(json_build_object('id', p."id", 'topic', p."topic", 'closedAt', p."closedAt")), '[]'::json)
                       FROM (SELECT "id", "topic", "closedAt" FROM "Thread" WHERE "entityId" = e."id" AND "topic" IS NOT NULL
                             ORDER BY "closedAt" DESC NULLS FIRST LIMIT 20) p))
@@ -173,7 +175,11 @@ SELECT
       'th', count(*) FILTER (WHERE "threadId" = $1 AND "createdAt" >= $4::timestamp),
       'rd', count(*) FILTER (WHERE "toAddress" = $3),
       'td', count(*) FILTER (WHERE "threadId" = $1))
-   FROM "Draft" WHERE ("toAddress" = $3 OR "threadId" = $1) AND "createdAt" >= $5::timestamp AND "status" <> 'discarded') AS replies`;
+   FROM "Draft" WHERE ("toAddress" = $3 OR "threadId" = $1) AND "createdAt" >= $5::timestamp AND "status" <> 'discarded') AS replies,
+  (SELECT json_build_object('count', count(*), 'oldest', min(coalesce(m."sentAt", m."receivedAt")))
+   FROM "Message" m JOIN "Thread" t ON t."id" = m."threadId"
+   WHERE m."threadId" = $1 AND m."direction" = 'inbound' AND m."skipReason" IS NULL AND m."promotedBy" IS NULL
+     AND m."entityId" = t."entityId") AS unseen`;
 
 export interface TurnContextRecords {
   thread: ThreadRecord;
@@ -183,12 +189,14 @@ export interface TurnContextRecords {
   /** Stored loop-guard states of the scopes asked for (scopes never seen are missing). */
   loopStates: LoopState[];
   recentReplies: { toRecipientHour: number; inThreadHour: number; toRecipientDay: number; inThreadDay: number };
+  /** The customer's messages in the thread no promotion pass has seen yet (the turn's own included). */
+  unseen: { count: number; oldestAt: Date | null };
 }
 
 /** Everything a turn reads besides its messages, in one query. */
 export async function loadTurnContext(
   sql: SqlExecutor,
-  query: { threadId: string; recipient: string; loopScopes: readonly string[]; hourAgo: Date; dayAgo: Date },
+  query: { threadId: string; recipient: string; loopScopes: readonly string[]; hourAgo: Date; dayAgo: Date; now: Date },
 ): Promise<TurnContextRecords> {
   const rows = await sql.query(CONTEXT_SQL, [
     query.threadId,
@@ -196,6 +204,7 @@ export async function loadTurnContext(
     query.recipient,
     utcTimestamp(query.hourAgo),
     utcTimestamp(query.dayAgo),
+    utcTimestamp(query.now),
   ]);
   const row = contextRow.parse(rows[0]);
   const t = row.thread;
@@ -233,6 +242,7 @@ export async function loadTurnContext(
       toRecipientDay: row.replies.rd,
       inThreadDay: row.replies.td,
     },
+    unseen: { count: row.unseen.count, oldestAt: row.unseen.oldest },
   };
 }
 

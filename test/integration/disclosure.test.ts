@@ -152,7 +152,7 @@ describe('a forged From with a stranger in Cc', () => {
         commitments: [],
       },
     }));
-    await promoteThread(h.runtime.promotionDeps(), real.threadId!, 'manual');
+    await promoteThread(h.runtime.promotionDeps(), real.threadId!, 'operator');
     const facts = await activeFacts(alice);
     expect(facts.map((f) => `${f.key}=${f.value}`)).toEqual(['account_tier=Business-Gold', 'phone=+1 555 0100 777']);
     const promotionPrompt = h.llm.requests.filter((r) => r.schemaName === 'thread_promotion').at(-1)!;
@@ -272,7 +272,7 @@ describe('facts by allow-list, values backed by evidence (through the real opena
         commitments: [],
       },
     }));
-    await promoteThread(h.runtime.promotionDeps(), erin.threadId!, 'manual');
+    await promoteThread(h.runtime.promotionDeps(), erin.threadId!, 'operator');
     expect(await activeFacts(erin.entityId!)).toEqual([]);
     const decisions = await h.runtime.db.promotionDecision.findMany({ where: { entityId: erin.entityId! } });
     const ruleOf = (key: string) => decisions.find((d) => d.key === key)?.rule;

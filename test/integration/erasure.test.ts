@@ -327,7 +327,7 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
     const alice = await h.ingest(ALICE_1.toString('latin1'));
     aliceThreadId = alice.threadId!;
     await draftsIn(alice.threadId!);
-    await linkAddress(db, 'a.ace1987@gmail.com', alice.entityId!);
+    await linkAddress(db, h.runtime.policy, 'a.ace1987@gmail.com', alice.entityId!);
     await h.ingest(ALICE_2.toString('latin1'), { enqueue: false });
     const bob = await h.ingest(BOB_1.toString('latin1'));
     bobThreadId = bob.threadId!;
@@ -341,10 +341,10 @@ describe('erasure on PostgreSQL and Redis, through the real pipeline', () => {
       20_000,
       "the reply to Alice in Bob's thread",
     );
-    await promoteThread(h.runtime.promotionDeps(), bob.threadId!, 'manual');
+    await promoteThread(h.runtime.promotionDeps(), bob.threadId!, 'operator');
     const carol = await h.ingest(CAROL_1.toString('latin1'));
     await draftsIn(carol.threadId!);
-    await promoteThread(h.runtime.promotionDeps(), alice.threadId!, 'manual');
+    await promoteThread(h.runtime.promotionDeps(), alice.threadId!, 'operator');
 
     // Queued work: promotions due later for both threads, and a job of another kind that failed
     // with her address and name in its data, error, stack trace and log.
@@ -538,7 +538,7 @@ describe('erasure on the embedded PGlite database', () => {
 
     const alice = await ingest(ALICE_1);
     await handleThreadTurn(turnDeps, alice.threadId!);
-    await linkAddress(db, 'a.ace1987@gmail.com', alice.entityId!);
+    await linkAddress(db, await loadPolicyFile(config.memory.policyFile), 'a.ace1987@gmail.com', alice.entityId!);
     const bob = await ingest(BOB_1);
     await handleThreadTurn(turnDeps, bob.threadId!);
     const promotion = {
@@ -546,12 +546,13 @@ describe('erasure on the embedded PGlite database', () => {
       provider,
       policy: await loadPolicyFile(config.memory.policyFile),
       maxActiveFacts: 40,
-      quietAfterMs: 0,
+      cadence: { quietAfterMs: 0, everyMs: 86_400_000, everyMessages: 10 },
+      passTokens: 6000,
       logger: silentLogger,
       now,
     };
-    await promoteThread(promotion, bob.threadId!, 'manual');
-    await promoteThread(promotion, alice.threadId!, 'manual');
+    await promoteThread(promotion, bob.threadId!, 'operator');
+    await promoteThread(promotion, alice.threadId!, 'operator');
     expect(mentionsOfAlice(await dumpPglite(database)).length).toBeGreaterThan(0);
 
     const report = await eraseCustomer(db, null, alice.entityId!);

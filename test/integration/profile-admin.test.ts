@@ -79,7 +79,7 @@ describe('trusted facts', () => {
       origin: 'operator',
       actor: 'test',
     });
-    const outcome = await promoteThread(h.runtime.promotionDeps(), ingested.threadId!, 'manual');
+    const outcome = await promoteThread(h.runtime.promotionDeps(), ingested.threadId!, 'operator');
     expect(outcome).toMatchObject({ kind: 'promoted', accepted: 0, rejected: 1 });
     expect(await activeFacts(ingested.entityId!)).toEqual([{ key: 'account_tier', value: 'premium', origin: 'operator' }]);
     const trail = await h.runtime.db.promotionDecision.findMany({ where: { entityId: ingested.entityId! }, orderBy: { createdAt: 'asc' } });
@@ -210,7 +210,7 @@ describe('erasure', () => {
       20_000,
       "Frank's draft",
     );
-    await promoteThread(h.runtime.promotionDeps(), frank.threadId!, 'manual');
+    await promoteThread(h.runtime.promotionDeps(), frank.threadId!, 'operator');
     // Frank also wrote into someone else's thread as a colleague, and a reply is still pending.
     const grace = await h.ingest(
       customerEmail({

@@ -263,7 +263,7 @@ describe('trust', () => {
         commitments: [],
       },
     }));
-    const outcome = await promoteThread(h.runtime.promotionDeps(), spoof.threadId!, 'manual');
+    const outcome = await promoteThread(h.runtime.promotionDeps(), spoof.threadId!, 'operator');
     expect(outcome).toMatchObject({ kind: 'promoted', accepted: 0 });
     expect(await h.runtime.db.profileFact.count({ where: { entityId: alice, key: 'preferred_contact_time' } })).toBe(0);
   });
@@ -301,7 +301,7 @@ describe('trust', () => {
   });
 
   it('uses the profile for a verified sender whose Reply-To is another address linked to the same customer', async () => {
-    await linkAddress(h.runtime.db, 'alice.home@trusted-family.example', alice);
+    await linkAddress(h.runtime.db, h.runtime.policy, 'alice.home@trusted-family.example', alice);
     await answered(
       customerEmail({
         from: 'Alice <alice@trusted.example>',
@@ -371,7 +371,7 @@ describe('prompt injection', () => {
         commitments: [],
       },
     }));
-    await promoteThread(h.runtime.promotionDeps(), injection.threadId!, 'manual');
+    await promoteThread(h.runtime.promotionDeps(), injection.threadId!, 'operator');
     const mallory = await h.runtime.db.profileFact.findMany({ where: { entityId: injection.entityId!, status: 'active' } });
     expect(mallory.map((f) => f.key)).not.toContain('account_tier');
     const bobFacts = await h.runtime.db.profileFact.findMany({ where: { entityId: bob.entityId!, status: 'active' } });

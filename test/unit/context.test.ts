@@ -20,7 +20,7 @@ const profile: ProfileState = {
     },
   ],
   pastThreads: [{ threadId: 't_0', topic: 'billing discrepancy', closedAt: new Date('2026-10-01') }],
-  outstandingCommitments: [{ text: 'refund the duplicate charge', due: null }],
+  outstandingCommitments: [{ text: 'refund the duplicate charge', due: null, dueAt: null, overdue: false }],
 };
 
 function input(overrides: Partial<TurnContextInput> = {}): TurnContextInput {

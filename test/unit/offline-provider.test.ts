@@ -44,8 +44,22 @@ describe('the offline provider (rules, not a model)', () => {
     const request: PromotionRequest = {
       prompt: { system: 's', user: 'u' },
       thread,
-      messages: [{ messageId: '<m1@x>', text: 'My name is Alice Okafor. Please only call me in the evenings. I am so frustrated!' }],
-      agentReplies: ["We'll refund the duplicate charge by Friday."],
+      messages: [
+        {
+          messageId: '<m1@x>',
+          date: new Date('2026-11-02T09:00:00Z'),
+          text: 'My name is Alice Okafor. Please only call me in the evenings. I am so frustrated!',
+        },
+      ],
+      replies: [
+        {
+          messageId: '<r1@x>',
+          date: new Date('2026-11-02T10:00:00Z'),
+          text: "We'll refund the duplicate charge by Friday.",
+          author: 'agent',
+        },
+      ],
+      commitments: [],
     };
     const outcome = await provider.threadPromotion(request);
     if (!outcome.ok) throw new Error('offline provider failed');
@@ -55,6 +69,8 @@ describe('the offline provider (rules, not a model)', () => {
       ['sentiment', 'i am so frustrated', 'sentiment'],
     ]);
     for (const fact of outcome.value.facts) expect(request.messages[0]!.text).toContain(fact.evidence);
-    expect(outcome.value.commitments).toEqual([{ text: "We'll refund the duplicate charge by Friday", due: null }]);
+    expect(outcome.value.commitments).toEqual([
+      { text: "We'll refund the duplicate charge by Friday", due: 'by Friday', sourceMessageId: '<r1@x>' },
+    ]);
   });
 });

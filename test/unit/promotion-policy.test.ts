@@ -106,7 +106,7 @@ function candidate(overrides: Partial<Candidate>): Candidate {
 }
 
 function decide(candidates: Candidate[], existing: ExistingFact[] = [], maxActiveFacts = 40) {
-  return decidePromotions({ policy, candidates, messages, existing, maxActiveFacts });
+  return decidePromotions({ policy, candidates, messages, existing, maxActiveFacts, now: said });
 }
 
 function decideOne(overrides: Partial<Candidate>) {
@@ -353,6 +353,7 @@ describe('protected concepts in values of allowed keys', () => {
     expect(decision[0]!.rule).toBe('cited-source'); // the value passed the concept check; no such message here
     const withMessage = decidePromotions({
       policy,
+      now: said,
       candidates: [
         candidate({
           key: 'current_issue',
@@ -600,6 +601,7 @@ describe('values backed by evidence', () => {
   ])('%s is accepted', (_name, overrides) => {
     const decisions = decidePromotions({
       policy,
+      now: said,
       candidates: [candidate(overrides)],
       messages: new Map([...messages, ['<ev@x>', { text: 'Could you call me in the evening?', date: said, unverified: false }]]),
       existing: [],
@@ -832,11 +834,12 @@ describe('the offline provider’s facts under the policy', () => {
   ])('%s', async (text, expected) => {
     const provider = new OfflineProvider();
     const thread = { subject: 'Hello', summary: '', openItems: [], currentIntent: '', tags: [], status: 'open' };
-    const request = { thread, messages: [{ messageId: '<o@x>', date: said, text }], agentReplies: [] };
+    const request = { thread, messages: [{ messageId: '<o@x>', date: said, text }], replies: [], commitments: [], profile: [] };
     const answer = await provider.threadPromotion({ ...request, prompt: buildPromotionPrompt(request) });
     if (!answer.ok) throw new Error('the offline provider failed');
     const decisions = decidePromotions({
       policy,
+      now: said,
       candidates: answer.value.facts,
       messages: new Map([['<o@x>', { text, date: said, unverified: false }]]),
       existing: [],
@@ -994,7 +997,9 @@ describe('the policy file', () => {
     const prompt = buildPromotionPrompt({
       thread: { subject: 's', summary: '', openItems: [], currentIntent: '', tags: [], status: 'open' },
       messages: [],
-      agentReplies: [],
+      replies: [],
+      profile: [],
+      commitments: [],
     });
     for (const key of PROMOTION_KEYS) expect(prompt.system).toContain(key);
     expect(prompt.system).not.toMatch(/account_tier/);

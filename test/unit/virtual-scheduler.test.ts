@@ -5,6 +5,13 @@ import { promotionDueAt } from '../../src/memory/promotion-schedule.ts';
 
 const t0 = new Date('2026-11-01T00:00:00Z');
 const hours = (h: number) => new Date(t0.getTime() + h * 3_600_000);
+const cadence = (quietAfterMs: number, everyMs = 24 * 3_600_000, everyMessages = 10) => ({ quietAfterMs, everyMs, everyMessages });
+const activity = (lastMessageAt: Date, status: string, uncovered = 0, oldestUncoveredAt: Date | null = null) => ({
+  lastMessageAt,
+  status,
+  uncovered,
+  oldestUncoveredAt,
+});
 
 /** A pipeline that records what ran, when, and can be told to fail or to schedule more. */
 function fakePipeline(clock: { now(): Date }, scheduler: VirtualScheduler, behaviour: { failTurn?: string; quietAfterH?: number } = {}) {
@@ -17,18 +24,27 @@ function fakePipeline(clock: { now(): Date }, scheduler: VirtualScheduler, behav
       await scheduler.promotionDue(
         threadId,
         'quiet',
-        promotionDueAt({ lastMessageAt: clock.now(), status: 'open' }, (behaviour.quietAfterH ?? 2) * 3_600_000).at,
+        promotionDueAt(activity(clock.now(), 'open'), cadence((behaviour.quietAfterH ?? 2) * 3_600_000)).at,
       );
       return { kind: 'nothing-pending' };
     },
     turnFailed: async (threadId, reason) => void log.push(`handed ${threadId}: ${reason}`),
     runPromotion: async (threadId, trigger) => {
       log.push(`promote ${threadId} ${trigger} @${clock.now().toISOString().slice(11, 16)}`);
-      return { kind: 'nothing-new' };
+      return { kind: 'nothing-new', closed: true };
     },
     promotionFailed: async () => {},
     runOutbox: async () => 'sent',
-    reconcile: async () => ({ turns: 0, sends: 0, appends: 0, promotions: 0, expiredFacts: 0, sendsFoundSent: 0, sendsUnknown: 0 }),
+    reconcile: async () => ({
+      turns: 0,
+      sends: 0,
+      appends: 0,
+      promotions: 0,
+      expiredFacts: 0,
+      sendsFoundSent: 0,
+      sendsUnknown: 0,
+      overdueCommitments: 0,
+    }),
   };
   return { pipeline, log };
 }
@@ -85,8 +101,24 @@ describe('the virtual scheduler', () => {
 
 describe('the quiet rule', () => {
   it('is due QUIET_AFTER after the last message, or at once when resolved', () => {
-    expect(promotionDueAt({ lastMessageAt: t0, status: 'open' }, 72 * 3_600_000)).toEqual({ trigger: 'quiet', at: hours(72) });
-    expect(promotionDueAt({ lastMessageAt: t0, status: 'closed' }, 3_600_000)).toEqual({ trigger: 'quiet', at: hours(1) });
-    expect(promotionDueAt({ lastMessageAt: t0, status: 'resolved' }, 72 * 3_600_000)).toEqual({ trigger: 'resolved', at: t0 });
+    expect(promotionDueAt(activity(t0, 'open'), cadence(72 * 3_600_000))).toEqual({ trigger: 'quiet', at: hours(72) });
+    expect(promotionDueAt(activity(t0, 'closed'), cadence(3_600_000))).toEqual({ trigger: 'quiet', at: hours(1) });
+    expect(promotionDueAt(activity(t0, 'resolved'), cadence(72 * 3_600_000))).toEqual({ trigger: 'resolved', at: t0 });
+  });
+
+  it('is due periodically while a thread stays active: after PROMOTE_EVERY, or at once when PROMOTE_EVERY_MESSAGES wait', () => {
+    // Active every 2 hours for days: the quiet rule alone would never fire.
+    expect(promotionDueAt(activity(hours(30), 'open', 3, hours(10)), cadence(72 * 3_600_000))).toEqual({
+      trigger: 'periodic',
+      at: hours(34),
+    });
+    expect(promotionDueAt(activity(hours(30), 'open', 10, hours(25)), cadence(72 * 3_600_000))).toEqual({
+      trigger: 'periodic',
+      at: hours(30),
+    });
+    // Quiet comes first when the quiet window is shorter than the periodic one.
+    expect(promotionDueAt(activity(hours(30), 'open', 3, hours(29)), cadence(2 * 3_600_000))).toEqual({ trigger: 'quiet', at: hours(32) });
+    // Nothing waiting: only the quiet rule.
+    expect(promotionDueAt(activity(hours(30), 'open', 0, null), cadence(72 * 3_600_000))).toEqual({ trigger: 'quiet', at: hours(102) });
   });
 });

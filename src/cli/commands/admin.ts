@@ -15,13 +15,22 @@ import { normaliseAddress } from '../../mail/addresses.ts';
 import { renderProfileView } from '../../memory/profile-view.ts';
 import { loadCustomer } from '../../store/customers.ts';
 import { listDecisions } from '../../store/decision-trail.ts';
-import { activeFacts } from '../../store/facts.ts';
+import { listCommitments } from '../../store/commitments.ts';
+import { openDatabase } from '../../store/database.ts';
+import { activeFacts, factsAsOf } from '../../store/facts.ts';
 import { loadProfile } from '../../store/profiles.ts';
 import { loadThreadDetail, threadMessages, threadTurns } from '../../store/thread-view.ts';
 
+/**
+ * Runs an operator command on the configured database. The embedded database must already exist:
+ * a command pointed at the wrong DATA_DIR says so instead of creating an empty one.
+ */
 async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const runtime = await openRuntime(config, createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config));
+  const database = await openDatabase({ ...config, existing: 'require' });
+  const runtime = await openRuntime(config, createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config), {
+    database,
+  });
   try {
     return await work(runtime);
   } finally {
@@ -31,17 +40,33 @@ async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T
 
 const print = (value: unknown) => process.stdout.write(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
 
-export function runProfile(ref: string): Promise<void> {
+/** `--as-of`: an ISO date or date-time (a bare date means the end of that day, UTC). */
+export function parseAsOf(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const date = new Date(dateOnly ? `${text}T23:59:59.999Z` : text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(date.getTime())) {
+    throw new AppError('USAGE', `--as-of: "${value.slice(0, 40)}" is not a date (use 2026-11-20 or 2026-11-20T09:00:00Z)`);
+  }
+  return date;
+}
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+export function runProfile(ref: string, options: { asOf?: string } = {}): Promise<void> {
+  const asOf = parseAsOf(options.asOf);
   return withRuntime(async ({ db }) => {
     const entity = await requireEntity(db, ref);
     const [profile, customer, facts] = await Promise.all([
-      loadProfile(db, entity.id),
+      loadProfile(db, entity.id, asOf),
       loadCustomer(db, entity.id),
-      activeFacts(db, entity.id),
+      asOf ? factsAsOf(db, entity.id, asOf) : activeFacts(db, entity.id),
     ]);
     if (!profile || !customer) throw new AppError('NOT_FOUND', `no customer ${ref}`);
     print({
-      ...renderProfileView(profile, new Date()),
+      ...(asOf ? { as_of: asOf.toISOString() } : {}),
+      ...renderProfileView(profile, asOf ?? new Date()),
       addresses: customer.addresses,
       facts: facts.map((f) => ({
         key: f.key,
@@ -52,9 +77,48 @@ export function runProfile(ref: string): Promise<void> {
         source_message_id: f.sourceMessageId,
         source_thread_id: f.sourceThreadId,
         evidence: f.evidence,
-        expires_at: f.expiresAt?.toISOString() ?? null,
+        valid_from: iso(f.validFrom),
+        recorded_at: iso(f.createdAt),
+        valid_until: iso(f.validUntil),
+        expires_at: iso(f.expiresAt),
       })),
     });
+  });
+}
+
+export function runCommitments(options: { overdue?: boolean; json?: boolean; customer?: string } = {}): Promise<void> {
+  return withRuntime(async ({ db, now }) => {
+    const entity = options.customer ? await requireEntity(db, options.customer) : null;
+    const at = now();
+    const commitments = await listCommitments(db, at, { overdue: options.overdue ?? false, ...(entity ? { entityId: entity.id } : {}) });
+    if (options.json) {
+      print(
+        commitments.map((c) => ({
+          id: c.id,
+          customer: c.customer,
+          entity_id: c.entityId,
+          thread_id: c.threadId,
+          subject: c.subject,
+          text: c.text,
+          due: c.due,
+          due_at: iso(c.dueAt),
+          status: c.status,
+          source_message_id: c.sourceMessageId,
+          promised_at: c.createdAt.toISOString(),
+        })),
+      );
+      return;
+    }
+    if (commitments.length === 0) {
+      print(options.overdue ? 'No overdue commitments.' : 'No open commitments.');
+      return;
+    }
+    for (const c of commitments) {
+      const due = c.dueAt ? `due ${c.dueAt.toISOString().slice(0, 10)}` : c.due ? `due "${c.due}"` : 'no due date';
+      print(
+        `${c.status.toUpperCase().padEnd(8)} ${due.padEnd(15)} ${c.customer ?? c.entityId}  ${JSON.stringify(c.text)}  (thread ${c.threadId})`,
+      );
+    }
   });
 }
 
@@ -100,13 +164,21 @@ export function runThread(threadId: string): Promise<void> {
   });
 }
 
-export function runWhy(ref: string, key: string | undefined): Promise<void> {
+export function runWhy(ref: string, key: string | undefined, options: { asOf?: string } = {}): Promise<void> {
+  const asOf = parseAsOf(options.asOf);
   return withRuntime(async ({ db }) => {
     const entity = await requireEntity(db, ref);
-    const decisions = await listDecisions(db, entity.id, { key, order: 'oldest-first' });
+    const decisions = await listDecisions(db, entity.id, { key, order: 'oldest-first', asOf });
+    const by = asOf ? ` by ${asOf.toISOString()}` : '';
     if (decisions.length === 0) {
-      print(key ? `No decisions about ${key} for ${entity.id}.` : `No decisions recorded for ${entity.id}.`);
+      print(key ? `No decisions about ${key} for ${entity.id}${by}.` : `No decisions recorded for ${entity.id}${by}.`);
       return;
+    }
+    if (asOf) {
+      const held = (await factsAsOf(db, entity.id, asOf)).filter((f) => !key || f.key === key);
+      print(
+        `As of ${asOf.toISOString()} the profile held: ${held.length === 0 ? '(nothing)' : held.map((f) => `${f.key} = ${JSON.stringify(f.value)}`).join(', ')}`,
+      );
     }
     for (const d of decisions) {
       print(
@@ -149,18 +221,20 @@ export function runImport(file: string): Promise<void> {
 }
 
 export function runLink(address: string, target: string): Promise<void> {
-  return withRuntime(async ({ db }) => {
+  return withRuntime(async ({ db, policy }) => {
     const normalised = normaliseAddress(address);
     if (!normalised) throw new AppError('USAGE', `"${address}" is not an email address`);
     const entity = await requireEntity(db, target);
-    const result = await linkAddress(db, normalised, entity.id);
+    const result = await linkAddress(db, policy, normalised, entity.id);
     print(`${normalised} now belongs to ${entity.id}${result.merged ? ` (merged profile ${result.merged})` : ''}.`);
+    for (const r of result.retired)
+      print(`  ${r.key} = ${JSON.stringify(r.value)} superseded: ${r.reason} (see \`support-agent why ${entity.id} ${r.key}\`)`);
   });
 }
 
 export function runPromote(threadId: string): Promise<void> {
   return withRuntime(async (runtime) => {
-    const outcome = await promoteThread(runtime.promotionDeps(), threadId, 'manual');
+    const outcome = await promoteThread(runtime.promotionDeps(), threadId, 'operator');
     print(
       outcome.kind === 'promoted'
         ? `Promoted ${threadId}: ${outcome.accepted} fact(s) accepted, ${outcome.rejected} rejected (see \`support-agent why\`). Topic: ${outcome.topic ?? '(none)'}`

@@ -9,6 +9,9 @@ import { runReplay } from '../../replay/run-replay.ts';
 export interface ReplayCommandOptions {
   report?: string;
   address?: string;
+  dataDir?: string;
+  /** Commander's `--no-settle`: false when given. */
+  settle?: boolean;
 }
 
 export async function runReplayCommand(inputs: string[], options: ReplayCommandOptions): Promise<void> {
@@ -23,6 +26,8 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
     address,
     config,
     logger,
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    settle: options.settle ?? true,
     progress: (done, total) => {
       const now = Date.now();
       if (done === total || now - lastShown > 2000) {
@@ -45,5 +50,10 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
     );
   } else {
     process.stdout.write(json);
+  }
+  if (options.dataDir) {
+    process.stderr.write(
+      `replay: database kept in ${path.resolve(options.dataDir)}; inspect it with DATA_DIR=${options.dataDir} support-agent profile <customer>\n`,
+    );
   }
 }
