@@ -86,6 +86,7 @@ export function buildProgram(): Command {
     .command('commitments')
     .description('list what the support side promised and has not done yet, oldest due first')
     .option('--overdue', 'only commitments past their due date')
+    .option('--all', 'also the fulfilled and cancelled ones, with what closed them')
     .option('--customer <customer>', "only this customer's (an address or an entity id)")
     .option('--json', 'print JSON')
     .action(runCommitments);

@@ -125,6 +125,33 @@ describe('the support-agent command line', { timeout: 2 * COMMAND_TIMEOUT_MS }, 
     expect(result.stderr.trim()).toBe('support-agent: NOT_FOUND: /no/such/folder: no such file or folder');
   });
 
+  it(
+    'an operator command on a folder without a database says so and creates nothing; replay --data-dir keeps one and refuses to overwrite it',
+    async () => {
+      const base = await tempDir();
+      const empty = path.join(base, 'empty');
+      const profile = await run(['profile', 'someone@example.com'], { DATA_DIR: empty });
+      expect(profile.code).toBe(1);
+      expect(profile.stderr.trim()).toBe(
+        `support-agent: NOT_FOUND: no database in DATA_DIR=${empty}: set DATA_DIR to the folder the agent (or \`replay --data-dir\`) used, or DATABASE_URL`,
+      );
+      await expect(readdir(empty)).rejects.toThrow(/ENOENT/);
+
+      const kept = path.join(base, 'kept');
+      const corpus = path.resolve(import.meta.dirname, '../../fixtures/emails/corpus/001-gmail-invoice-double-charge-with-pdf.eml');
+      const replay = await run(['replay', corpus, '--data-dir', kept, '--address', 'support@acme.example'], { DATA_DIR: empty });
+      expect(replay.code).toBe(0);
+      expect(replay.stderr).toContain(`DATA_DIR=${kept}`);
+      const commitments = await run(['commitments', '--all'], { DATA_DIR: kept });
+      expect(commitments.code).toBe(0);
+      expect(commitments.stdout.trim()).toMatch(/^(No commitments\.|[A-Z]+ )/);
+      const again = await run(['replay', corpus, '--data-dir', kept], { DATA_DIR: empty });
+      expect(again.code).toBe(2);
+      expect(again.stderr.trim()).toBe(`support-agent: USAGE: ${kept} already holds a database: give a new or empty folder`);
+    },
+    4 * COMMAND_TIMEOUT_MS,
+  );
+
   it('says plainly when Redis is not there instead of waiting forever', async () => {
     const result = await run(['work'], { DATA_DIR: await tempDir(), REDIS_URL: 'redis://127.0.0.1:1' });
     expect(result.code).toBe(1);

@@ -79,18 +79,23 @@ export function runProfile(ref: string, options: { asOf?: string } = {}): Promis
         evidence: f.evidence,
         valid_from: iso(f.validFrom),
         recorded_at: iso(f.createdAt),
-        valid_until: iso(f.validUntil),
+        // As of a date, a replacement recorded later was not known yet.
+        valid_until: asOf && f.validUntil && (f.retiredAt ?? f.validUntil) > asOf ? null : iso(f.validUntil),
         expires_at: iso(f.expiresAt),
       })),
     });
   });
 }
 
-export function runCommitments(options: { overdue?: boolean; json?: boolean; customer?: string } = {}): Promise<void> {
+export function runCommitments(options: { overdue?: boolean; all?: boolean; json?: boolean; customer?: string } = {}): Promise<void> {
   return withRuntime(async ({ db, now }) => {
     const entity = options.customer ? await requireEntity(db, options.customer) : null;
     const at = now();
-    const commitments = await listCommitments(db, at, { overdue: options.overdue ?? false, ...(entity ? { entityId: entity.id } : {}) });
+    const commitments = await listCommitments(db, at, {
+      overdue: options.overdue ?? false,
+      includeClosed: options.all ?? false,
+      ...(entity ? { entityId: entity.id } : {}),
+    });
     if (options.json) {
       print(
         commitments.map((c) => ({
@@ -105,18 +110,23 @@ export function runCommitments(options: { overdue?: boolean; json?: boolean; cus
           status: c.status,
           source_message_id: c.sourceMessageId,
           promised_at: c.createdAt.toISOString(),
+          closed_by_message_id: c.closedByMessageId,
+          close_evidence: c.closeEvidence,
+          resolved_at: iso(c.resolvedAt),
         })),
       );
       return;
     }
     if (commitments.length === 0) {
-      print(options.overdue ? 'No overdue commitments.' : 'No open commitments.');
+      print(options.overdue ? 'No overdue commitments.' : options.all ? 'No commitments.' : 'No open commitments.');
       return;
     }
     for (const c of commitments) {
       const due = c.dueAt ? `due ${c.dueAt.toISOString().slice(0, 10)}` : c.due ? `due "${c.due}"` : 'no due date';
       print(
-        `${c.status.toUpperCase().padEnd(8)} ${due.padEnd(15)} ${c.customer ?? c.entityId}  ${JSON.stringify(c.text)}  (thread ${c.threadId})`,
+        `${c.status.toUpperCase().padEnd(9)} ${due.padEnd(15)} ${c.customer ?? c.entityId}  ${JSON.stringify(c.text)}  (thread ${c.threadId})${
+          c.closedByMessageId ? `  closed by ${c.closedByMessageId}` : ''
+        }`,
       );
     }
   });
