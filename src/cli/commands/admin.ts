@@ -20,12 +20,16 @@ import { openDatabase } from '../../store/database.ts';
 import { activeFacts, factsAsOf } from '../../store/facts.ts';
 import { loadProfile } from '../../store/profiles.ts';
 import { loadThreadDetail, threadMessages, threadTurns } from '../../store/thread-view.ts';
+import { output, servedRuntime } from '../output.ts';
 
 /**
  * Runs an operator command on the configured database. The embedded database must already exist:
  * a command pointed at the wrong DATA_DIR says so instead of creating an empty one.
  */
 async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
+  // Served by the running agent (src/cli/operator-socket.ts): its runtime, which it keeps open.
+  const served = servedRuntime();
+  if (served) return work(served);
   const config = loadConfig();
   const database = await openDatabase({ ...config, existing: 'require' });
   const runtime = await openRuntime(config, createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config), {
@@ -38,7 +42,7 @@ async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T
   }
 }
 
-const print = (value: unknown) => process.stdout.write(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
+const print = (value: unknown) => output().out(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
 
 /** `--as-of`: an ISO date or date-time (a bare date means the end of that day, UTC). */
 export function parseAsOf(value: string | undefined): Date | undefined {
