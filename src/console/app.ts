@@ -20,7 +20,14 @@ import { eraseAction, eraseConfirmPage } from './pages/erase.ts';
 import { healthPage } from './pages/health.ts';
 import { loginRoutes } from './pages/login.ts';
 import { commitmentsPage } from './pages/commitments.ts';
-import { correctFactAction, deleteFactAction, profilePage, promoteCustomerAction, setFactAction } from './pages/profile.ts';
+import {
+  correctFactAction,
+  deleteFactAction,
+  linkAddressAction,
+  profilePage,
+  promoteCustomerAction,
+  setFactAction,
+} from './pages/profile.ts';
 import { originalMessageDownload, originalMessagePage, promoteThreadAction, threadPage } from './pages/thread.ts';
 import { consoleSite, requestGuard } from './request-guard.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -120,6 +127,7 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   app.get('/customers/:id', profilePage);
   app.post('/customers/:id/facts', setFactAction);
   app.post('/customers/:id/promote', promoteCustomerAction);
+  app.post('/customers/:id/link', linkAddressAction);
   app.get('/commitments', commitmentsPage);
   app.get('/customers/:id/erase', eraseConfirmPage);
   app.post('/customers/:id/erase', eraseAction);

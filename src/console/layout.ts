@@ -37,6 +37,10 @@ const NOTICES = {
     text: 'Promotion queued: the worker reviews the messages no pass has seen yet; the profile and the decision trail show the outcome.',
   },
   'nothing-to-promote': { kind: 'warning', text: 'This customer has no thread to promote.' },
+  'address-linked': {
+    kind: 'success',
+    text: 'Linked the address. A profile it had of its own is merged; values the two disagreed on are settled in the decision trail.',
+  },
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;

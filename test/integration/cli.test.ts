@@ -213,18 +213,22 @@ describe('the operator commands', () => {
     6 * COMMAND_TIMEOUT_MS,
   );
 
-  it('refuses to start with an invalid promotion policy, naming the problem', async () => {
-    const dir = await tempDir();
-    const { writeFile } = await import('node:fs/promises');
-    await writeFile(path.join(dir, 'policy.json'), JSON.stringify({ version: '1', categories: {} }));
-    const result = await run(
-      ['replay', path.resolve(import.meta.dirname, '../../fixtures/emails/corpus/001-gmail-invoice-double-charge-with-pdf.eml')],
-      {
-        DATA_DIR: dir,
-        PROMOTION_POLICY_FILE: path.join(dir, 'policy.json'),
-      },
-    );
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/POLICY_INVALID: PROMOTION_POLICY_FILE .*policy\.json: /);
-  });
+  it(
+    'refuses to start with an invalid promotion policy, naming the problem',
+    async () => {
+      const dir = await tempDir();
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(path.join(dir, 'policy.json'), JSON.stringify({ version: '1', categories: {} }));
+      const result = await run(
+        ['replay', path.resolve(import.meta.dirname, '../../fixtures/emails/corpus/001-gmail-invoice-double-charge-with-pdf.eml')],
+        {
+          DATA_DIR: dir,
+          PROMOTION_POLICY_FILE: path.join(dir, 'policy.json'),
+        },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/POLICY_INVALID: PROMOTION_POLICY_FILE .*policy\.json: /);
+    },
+    COMMAND_TIMEOUT_MS,
+  );
 });

@@ -471,6 +471,27 @@ describe('the review console', () => {
     expect(await textOf(page.getByRole('status'))).toMatch(/Promotion queued/);
   }, 90_000);
 
+  it('links another address from the customer page, merging the profile it had', async () => {
+    const main = await customerWrites({ from: 'Gita <gita@example.com>', subject: 'Export question' });
+    const other = await customerWrites({ from: 'Gita Private <gita.private@gmail.com>', subject: 'Another question' });
+    expect(other.entityId).not.toBe(main.entityId);
+    const page = await operatorPage(`/customers/${main.entityId}`);
+    await page.getByText('Link another address of this customer').click();
+    await page.getByLabel('Email address').fill('Gita.Private@gmail.com');
+    await page.getByRole('button', { name: 'Link address' }).click();
+    expect(await textOf(page.getByRole('status'))).toMatch(/Linked the address/);
+    expect(await textOf(page.getByText(/^Addresses:/))).toBe('Addresses: gita.private@gmail.com, gita@example.com');
+    expect(await runtime.db.entity.findUnique({ where: { id: other.entityId } })).toBeNull();
+    expect(await runtime.db.thread.count({ where: { entityId: main.entityId } })).toBe(2);
+
+    await page.getByText('Link another address of this customer').click();
+    await page.getByLabel('Email address').evaluate((input) => input.setAttribute('type', 'text'));
+    await page.getByLabel('Email address').fill('not an address');
+    await page.getByRole('button', { name: 'Link address' }).click();
+    expect(await textOf(page.getByRole('heading', { level: 1 }))).toBe('That did not work');
+    expect(await textOf(page.locator('main'))).toContain('"not an address" is not an email address');
+  }, 90_000);
+
   it('mail containing <script> is shown literally and never runs', async () => {
     const hostileText = `Hi <script>window.__pwned = 1; alert('body')</script> please <img src=x onerror="window.__pwned=2"> help`;
     const mallory = await customerWrites({

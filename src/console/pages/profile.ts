@@ -4,7 +4,9 @@
  * An operator corrects, deletes or sets facts here (recorded in the trail as operator changes).
  */
 import { z } from 'zod';
+import { linkAddress } from '../../app/link-address.ts';
 import { correctFact, deleteFact, setTrustedFact } from '../../app/profile-admin.ts';
+import { normaliseAddress } from '../../mail/addresses.ts';
 import { AppError } from '../../errors.ts';
 import { isProtectedKey } from '../../memory/promotion-policy.ts';
 import { FACT_CATEGORIES } from '../../memory/types.ts';
@@ -108,6 +110,16 @@ export async function profilePage(c: ConsoleContext): Promise<Response> {
 <h1>${name}</h1>
 <p>${entity.kind === 'domain' ? 'Customer domain' : 'Customer'} · key ${entity.key} · since ${time(entity.createdAt)}</p>
 <p>Addresses: ${entity.addresses.join(', ') || html`<span class="muted">none</span>`}</p>
+<details>
+  <summary>Link another address of this customer</summary>
+  <form method="post" action="/customers/${entity.id}/link" class="card">${csrfField(session)}
+    <p class="muted">Mail from that address then joins this profile. If it had a profile of its own, the two are merged by the written
+    policy (rule <code>merged-on-link</code>, shown in the decision trail).</p>
+    <label for="link-address">Email address</label>
+    <input type="email" id="link-address" name="address" required maxlength="320" autocomplete="off">
+    <div class="actions"><button type="submit">Link address</button></div>
+  </form>
+</details>
 
 <section aria-labelledby="facts-title" id="facts">
   <h2 id="facts-title">Active facts (${active.length})</h2>
@@ -188,6 +200,20 @@ export async function promoteCustomerAction(c: ConsoleContext): Promise<Response
   const pipeline = runtime.pipeline();
   for (const thread of threads) await pipeline.promotionRequested(thread.id);
   return c.redirect(`/customers/${entityId}?notice=${threads.length === 0 ? 'nothing-to-promote' : 'promotion-queued'}`, 303);
+}
+
+const linkSchema = z.object({ address: z.string().trim().min(3).max(320) }).loose();
+
+/** "Link another address": the CLI's `link`, with the same merge by the policy. */
+export async function linkAddressAction(c: ConsoleContext): Promise<Response> {
+  const entityId = readParam(c, 'id');
+  const form = await readForm(c, linkSchema);
+  const { db, policy } = c.get('runtime');
+  if (!(await customerExists(db, entityId))) throw new AppError('NOT_FOUND', 'no such customer');
+  const address = normaliseAddress(form.address);
+  if (!address) throw new AppError('INPUT_INVALID', `"${form.address.slice(0, 80)}" is not an email address`);
+  await linkAddress(db, policy, address, entityId);
+  return c.redirect(`/customers/${entityId}?notice=address-linked`, 303);
 }
 
 const emptyToUndefined = (v: unknown) => (v === '' ? undefined : v);
