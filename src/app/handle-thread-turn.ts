@@ -9,7 +9,7 @@ import type { Logger } from '../logger.ts';
 import { domainOf, FREE_MAIL_DOMAINS } from '../mail/addresses.ts';
 import { composeReply, type ComposedReply } from '../mail/compose-reply.ts';
 import { agentMessageId } from '../mail/message-id.ts';
-import { assembleTurnContext, type ContextLimits } from '../memory/context.ts';
+import { assembleTurnContext, BUFFER_MAX_MESSAGES, type ContextLimits } from '../memory/context.ts';
 import { withheldReason } from '../memory/disclosure.ts';
 import {
   freshLoopState,
@@ -23,7 +23,7 @@ import {
 } from '../memory/loop-guard.ts';
 import type { ThreadActivity } from '../memory/promotion-schedule.ts';
 import { reviewReply } from '../memory/reply-guard.ts';
-import { applyTurnUpdate } from '../memory/thread-state.ts';
+import { applyTurnUpdate, type TurnStateUpdate } from '../memory/thread-state.ts';
 import type { Db } from '../store/database.ts';
 import type { SqlExecutor } from '../store/sql.ts';
 import { beginTurn, commitTurnSql, loadTurnContext, type TurnContextRecords } from '../store/turn-sql.ts';
@@ -103,6 +103,8 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   const recipients = [replyRecipient(parent)];
   const context = await loadTurnContext(deps.sql, {
     threadId,
+    turnId,
+    bufferMessages: settings.limits.bufferTokenCap > 0 ? BUFFER_MAX_MESSAGES : 0,
     recipient: recipients[0]!,
     loopScopes: loopScopesFor(deps, threadId, recipients),
     hourAgo: new Date(now.getTime() - HOUR),
@@ -142,6 +144,8 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     profile,
     withheldReason: withheld,
     thread: thread.state,
+    // The buffer is thread history: withheld with the rest of it.
+    buffer: withheld ? [] : context.buffer,
     emails,
     now,
     limits: settings.limits,
@@ -156,7 +160,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     summaryTokenCap: settings.limits.summaryTokenCap,
   });
   // A turn whose context was withheld never rewrites the thread's notes.
-  const nextState = answer.ok && !withheld ? applyTurnUpdate(thread.state, answer.value, settings.limits.summaryTokenCap) : thread.state;
+  const nextState = answer.ok && !withheld ? nextThreadState(deps, threadId, thread.state, answer.value) : thread.state;
   const body = answer.ok
     ? answer.value.reply.body
     : `[The agent could not draft this reply: the model's answer was invalid twice (${answer.error}). Please answer this customer yourself.]`;
@@ -223,6 +227,14 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     },
     checkpoint: answer.ok && !withheld ? (answer.value.checkpoint?.reason.slice(0, 200) ?? null) : null,
   };
+}
+
+/** The thread's notes after the model's answer; pinned items pushed out by the cap are logged. */
+function nextThreadState(deps: TurnDeps, threadId: string, previous: ThreadState, update: TurnStateUpdate): ThreadState {
+  const { state, droppedPins } = applyTurnUpdate(previous, update, deps.settings.limits.summaryTokenCap);
+  if (droppedPins.length > 0)
+    deps.logger.info('pinned items dropped: the list is full (oldest first)', { threadId, dropped: droppedPins.length });
+  return state;
 }
 
 /** Where the reply goes: the parent's Reply-To when present, else its From (see composeReply). */

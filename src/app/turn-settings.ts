@@ -11,6 +11,7 @@ export function turnSettings(config: Config, messageIdSecret: string, supportAdd
       promptTokenBudget: config.memory.promptTokenBudget,
       summaryTokenCap: config.memory.summaryTokenCap,
       messageTokenCap: config.memory.messageTokenCap,
+      bufferTokenCap: config.memory.bufferTokenCap,
     },
     replyLimitPerHour: config.trust.replyLimitPerHour,
     replyLimitPerDay: config.trust.replyLimitPerDay,

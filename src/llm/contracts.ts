@@ -14,6 +14,10 @@ export const messageTurnSchema = z.object({
   openItems: z.array(z.string()),
   currentIntent: z.string(),
   tags: z.array(z.string()),
+  /** Items to add to the thread's pinned list (identifiers, codes, addresses, deadlines), verbatim. */
+  pin: z.array(z.string()).default([]),
+  /** Pinned items that no longer matter. */
+  unpin: z.array(z.string()).default([]),
   resolved: z.boolean(),
   /**
    * Set when the customer stated something durable (a new phone number, a changed preference):

@@ -30,7 +30,18 @@ export interface ThreadState {
   openItems: string[];
   currentIntent: string;
   tags: string[];
+  /** Identifiers, codes, addresses and deadlines kept verbatim until unpinned (oldest dropped beyond the cap). */
+  pinnedItems: string[];
   status: string;
+}
+
+/** One message of the thread's rolling buffer: what the customer wrote or what we replied. */
+export interface BufferMessage {
+  direction: 'inbound' | 'outbound';
+  /** agent | staff for outbound, customer for inbound. */
+  author: string;
+  date: Date;
+  text: string;
 }
 
 export interface IncomingEmail {

@@ -35,8 +35,10 @@ function input(overrides: Partial<TurnContextInput> = {}): TurnContextInput {
       openItems: ['check invoice'],
       currentIntent: 'billing_question',
       tags: [],
+      pinnedItems: [],
       status: 'open',
     },
+    buffer: [],
     emails: [
       {
         messageId: '<m1@x>',
@@ -47,7 +49,7 @@ function input(overrides: Partial<TurnContextInput> = {}): TurnContextInput {
       },
     ],
     now: new Date('2026-11-02T10:00:00Z'),
-    limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200 },
+    limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 },
     ...overrides,
   };
 }
@@ -73,14 +75,14 @@ describe('context assembly', () => {
 
   it('trims in the stated order when over budget, weakest email-learned facts first, and then fits', () => {
     const base = assembleTurnContext(input()).promptTokens;
-    const prompt = assembleTurnContext(input({ limits: { promptTokenBudget: base - 30, summaryTokenCap: 250, messageTokenCap: 1200 } }));
+    const prompt = assembleTurnContext(input({ limits: { promptTokenBudget: base - 30, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 } }));
     expect(prompt.trimmed[0]).toBe('past threads');
     expect(prompt.overBudget).toBe(false);
-    const tighter = assembleTurnContext(input({ limits: { promptTokenBudget: base - 40, summaryTokenCap: 250, messageTokenCap: 1200 } }));
+    const tighter = assembleTurnContext(input({ limits: { promptTokenBudget: base - 40, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 } }));
     expect(tighter.trimmed.slice(0, 2)).toEqual(['past threads', 'lowest-confidence fact dropped']);
     // Whatever the budget, facts leave in order: weakest email fact, stronger email fact, operator fact.
     for (let budget = base; budget > base - 200; budget -= 5) {
-      const user = assembleTurnContext(input({ limits: { promptTokenBudget: budget, summaryTokenCap: 250, messageTokenCap: 1200 } })).user;
+      const user = assembleTurnContext(input({ limits: { promptTokenBudget: budget, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 } })).user;
       if (!user.includes('premium')) expect(user).not.toContain('evenings');
       if (!user.includes('evenings')) expect(user).not.toContain('sync client crash');
     }
@@ -94,7 +96,7 @@ describe('context assembly', () => {
           { messageId: '<a@x>', fromName: null, fromAddress: 'alice@example.com', date: new Date('2026-11-02T09:00:00Z'), text: long },
           { messageId: '<b@x>', fromName: null, fromAddress: 'alice@example.com', date: new Date('2026-11-02T09:05:00Z'), text: long },
         ],
-        limits: { promptTokenBudget: 2000, summaryTokenCap: 250, messageTokenCap: 1200 },
+        limits: { promptTokenBudget: 2000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 },
       }),
     );
     expect(prompt.promptTokens).toBeLessThanOrEqual(2000);

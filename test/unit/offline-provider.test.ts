@@ -3,7 +3,7 @@ import { OfflineProvider } from '../../src/llm/offline-provider.ts';
 import type { PromotionRequest, TurnRequest } from '../../src/llm/provider.ts';
 
 const provider = new OfflineProvider();
-const thread = { subject: 'Invoice #4471', summary: '', openItems: [], currentIntent: '', tags: [], status: 'open' };
+const thread = { subject: 'Invoice #4471', summary: '', openItems: [], currentIntent: '', tags: [], pinnedItems: [], status: 'open' };
 
 function turn(text: string, overrides: Partial<TurnRequest> = {}): TurnRequest {
   return {
