@@ -182,8 +182,8 @@ SELECT
    FROM "Message" m JOIN "Thread" t ON t."id" = m."threadId"
    WHERE m."threadId" = $1 AND m."direction" = 'inbound' AND m."skipReason" IS NULL AND m."promotedBy" IS NULL
      AND m."entityId" = t."entityId") AS unseen,
-  (SELECT coalesce(json_agg(b ORDER BY b."at" ASC, b."id" ASC), '[]'::json) FROM (
-     SELECT m."id", m."direction", m."source", coalesce(m."sentAt", m."receivedAt") AS "at", left(coalesce(d."body", m."extractedText"), $8) AS "text"
+  (SELECT coalesce(json_agg(b ORDER BY b."receivedAt" ASC, b."id" ASC), '[]'::json) FROM (
+     SELECT m."id", m."receivedAt", m."direction", m."source", coalesce(m."sentAt", m."receivedAt") AS "at", left(coalesce(d."body", m."extractedText"), $8) AS "text"
      FROM "Message" m
      LEFT JOIN "Draft" d ON m."direction" = 'outbound' AND d."messageId" = m."messageId"
      LEFT JOIN "Turn" tu ON tu."id" = d."turnId"
@@ -191,7 +191,7 @@ SELECT
        AND ((m."direction" = 'inbound' AND m."status" NOT IN ('pending_reply', 'in_turn')
              AND m."entityId" = (SELECT "entityId" FROM "Thread" WHERE "id" = $1))
          OR (m."direction" = 'outbound' AND coalesce(d."status", '') <> 'discarded' AND tu."error" IS NULL))
-     ORDER BY coalesce(m."sentAt", m."receivedAt") DESC, m."id" DESC LIMIT $9) b) AS buffer`;
+     ORDER BY m."receivedAt" DESC, m."id" DESC LIMIT $9) b) AS buffer`;
 
 export interface TurnContextRecords {
   thread: ThreadRecord;
@@ -206,6 +206,7 @@ export interface TurnContextRecords {
   /**
    * The thread's latest exchanges before this turn, oldest first: the customer's earlier messages
    * and the replies (the agent's drafts not discarded, the team's sent mail), at most `bufferMessages`.
+   * Ordered by our own clock (`receivedAt`): a sender's Date header can be days off.
    */
   buffer: BufferMessage[];
 }
