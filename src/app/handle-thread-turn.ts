@@ -4,7 +4,7 @@
  * had waiting when it started (a burst gets one coherent answer).
  */
 import { newId } from '../ids.ts';
-import type { LlmCallRecord, LlmProvider } from '../llm/provider.ts';
+import type { LlmCallRecord, LlmOutcome, LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
 import { domainOf, FREE_MAIL_DOMAINS } from '../mail/addresses.ts';
 import { composeReply, type ComposedReply } from '../mail/compose-reply.ts';
@@ -23,7 +23,9 @@ import {
 } from '../memory/loop-guard.ts';
 import type { ThreadActivity } from '../memory/promotion-schedule.ts';
 import { reviewReply } from '../memory/reply-guard.ts';
-import { applyTurnUpdate, type TurnStateUpdate } from '../memory/thread-state.ts';
+import { applyPins, applyTurnUpdate, buildCompressionPrompt, type TurnStateUpdate } from '../memory/thread-state.ts';
+import { countTokens } from '../memory/tokens.ts';
+import type { MessageTurn } from '../llm/contracts.ts';
 import type { Db } from '../store/database.ts';
 import type { SqlExecutor } from '../store/sql.ts';
 import { beginTurn, commitTurnSql, loadTurnContext, type TurnContextRecords } from '../store/turn-sql.ts';
@@ -151,7 +153,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     limits: settings.limits,
   });
 
-  const answer = await deps.provider.messageTurn({
+  const answered = await deps.provider.messageTurn({
     prompt,
     thread: withheld ? { ...thread.state, summary: '', openItems: [] } : thread.state,
     profile,
@@ -159,6 +161,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     supportName: settings.supportName,
     summaryTokenCap: settings.limits.summaryTokenCap,
   });
+  const answer = answered.ok && !withheld ? await withSummaryInCap(deps, threadId, thread.state, answered) : answered;
   // A turn whose context was withheld never rewrites the thread's notes.
   const nextState = answer.ok && !withheld ? nextThreadState(deps, threadId, thread.state, answer.value) : thread.state;
   const body = answer.ok
@@ -227,6 +230,36 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     },
     checkpoint: answer.ok && !withheld ? (answer.value.checkpoint?.reason.slice(0, 200) ?? null) : null,
   };
+}
+
+/**
+ * When the model's summary outgrew its cap, one extra call asks it for a shorter rewrite that
+ * keeps the pinned and open items; a rewrite still too long (or a failed call) leaves the
+ * recency cut in `applyTurnUpdate` as the last resort. The extra call is recorded with the turn's.
+ */
+async function withSummaryInCap(
+  deps: TurnDeps,
+  threadId: string,
+  previous: ThreadState,
+  answer: Extract<LlmOutcome<MessageTurn>, { ok: true }>,
+): Promise<Extract<LlmOutcome<MessageTurn>, { ok: true }>> {
+  const capTokens = deps.settings.limits.summaryTokenCap;
+  if (countTokens(answer.value.summary) <= capTokens) return answer;
+  const pinned = applyPins(previous.pinnedItems, answer.value.pin, answer.value.unpin).pinned;
+  const prompt = buildCompressionPrompt({ summary: answer.value.summary, capTokens, pinned, openItems: answer.value.openItems });
+  try {
+    const rewritten = await deps.provider.compressSummary({ prompt, summary: answer.value.summary, capTokens, pinned });
+    const calls = [...answer.calls, ...rewritten.calls];
+    if (!rewritten.ok) return { ...answer, calls };
+    return { ...answer, value: { ...answer.value, summary: rewritten.value.summary }, calls };
+  } catch (error) {
+    // The reply is ready: an unreachable model costs only the rewrite (the recency cut stands in).
+    deps.logger.warn('summary rewrite failed; cut by recency', {
+      threadId,
+      error: error instanceof Error ? error.message.slice(0, 200) : 'unknown',
+    });
+    return answer;
+  }
 }
 
 /** The thread's notes after the model's answer; pinned items pushed out by the cap are logged. */

@@ -10,10 +10,10 @@
  */
 import { compressSummary, MAX_PINNED_ITEMS } from '../memory/thread-state.ts';
 import { countTokens } from '../memory/tokens.ts';
-import type { MessageTurn, ThreadPromotion } from './contracts.ts';
+import type { MessageTurn, SummaryCompression, ThreadPromotion } from './contracts.ts';
 import { offlineThreadPromotion } from './offline-promotion.ts';
 import { contentSentences, declaresSettled, detectLanguage, identifiersIn, offlineReply, requestsIn } from './offline-text.ts';
-import type { LlmOutcome, LlmProvider, PromptText, PromotionRequest, TurnRequest } from './provider.ts';
+import type { CompressionRequest, LlmOutcome, LlmProvider, PromptText, PromotionRequest, TurnRequest } from './provider.ts';
 
 const INTENTS: Array<[RegExp, string]> = [
   [/\brefund|money back|reimburs/i, 'refund_request'],
@@ -90,5 +90,12 @@ export class OfflineProvider implements LlmProvider {
     const value = offlineThreadPromotion(request);
     const { promptTokens, completionTokens } = usage(request.prompt, value);
     return { ok: true, value, calls: [{ purpose: 'thread_promotion', promptTokens, completionTokens, ok: true }] };
+  }
+
+  /** Rules cannot rewrite: the recency cut that keeps sentences naming a pinned item. */
+  async compressSummary(request: CompressionRequest): Promise<LlmOutcome<SummaryCompression>> {
+    const value = { summary: compressSummary(request.summary, request.capTokens, request.pinned) };
+    const { promptTokens, completionTokens } = usage(request.prompt, value);
+    return { ok: true, value, calls: [{ purpose: 'summary_compression', promptTokens, completionTokens, ok: true }] };
   }
 }
