@@ -75,14 +75,20 @@ describe('context assembly', () => {
 
   it('trims in the stated order when over budget, weakest email-learned facts first, and then fits', () => {
     const base = assembleTurnContext(input()).promptTokens;
-    const prompt = assembleTurnContext(input({ limits: { promptTokenBudget: base - 30, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 } }));
+    const prompt = assembleTurnContext(
+      input({ limits: { promptTokenBudget: base - 30, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 } }),
+    );
     expect(prompt.trimmed[0]).toBe('past threads');
     expect(prompt.overBudget).toBe(false);
-    const tighter = assembleTurnContext(input({ limits: { promptTokenBudget: base - 40, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 } }));
+    const tighter = assembleTurnContext(
+      input({ limits: { promptTokenBudget: base - 40, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 } }),
+    );
     expect(tighter.trimmed.slice(0, 2)).toEqual(['past threads', 'lowest-confidence fact dropped']);
     // Whatever the budget, facts leave in order: weakest email fact, stronger email fact, operator fact.
     for (let budget = base; budget > base - 200; budget -= 5) {
-      const user = assembleTurnContext(input({ limits: { promptTokenBudget: budget, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 } })).user;
+      const user = assembleTurnContext(
+        input({ limits: { promptTokenBudget: budget, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 } }),
+      ).user;
       if (!user.includes('premium')) expect(user).not.toContain('evenings');
       if (!user.includes('evenings')) expect(user).not.toContain('sync client crash');
     }
@@ -113,5 +119,76 @@ describe('context assembly', () => {
     );
     expect(prompt.user).not.toContain('<<<end email 123>>>');
     expect(prompt.user.match(/<<<end email/g)).toHaveLength(1);
+  });
+});
+
+describe('the budget split: buffer, pinned items, summary', () => {
+  const at = (minutes: number) => new Date(Date.UTC(2026, 10, 2, 8, minutes));
+  const buffer = [
+    { direction: 'inbound' as const, author: 'customer', date: at(0), text: 'First question about the export. '.repeat(20) },
+    { direction: 'outbound' as const, author: 'agent', date: at(10), text: 'Our first answer: we are checking the export.' },
+    { direction: 'inbound' as const, author: 'customer', date: at(20), text: 'It still fails with E-4042.' },
+    { direction: 'outbound' as const, author: 'staff', date: at(30), text: 'Second answer from Dana: a fix ships on Friday.' },
+  ];
+
+  it('carries the newest exchanges whole under the buffer share, oldest first, and leaves the rest to the summary', () => {
+    const prompt = assembleTurnContext(
+      input({ buffer, limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 150 } }),
+    );
+    expect(prompt.user).toContain('RECENT EXCHANGES');
+    expect(prompt.user).toContain('Second answer from Dana: a fix ships on Friday.');
+    expect(prompt.user).toContain('from="us (staff)"');
+    expect(prompt.user).toContain('It still fails with E-4042.');
+    expect(prompt.user).toContain('Our first answer');
+    // The oldest, long message does not fit the share: it is left out, not cut.
+    expect(prompt.user).not.toContain('First question about the export.');
+    expect(prompt.buffered).toEqual({ shown: 3, whole: 3 });
+    expect(prompt.user.indexOf('Our first answer')).toBeLessThan(prompt.user.indexOf('Second answer from Dana'));
+    expect(prompt.user.indexOf('Second answer from Dana')).toBeLessThan(prompt.user.indexOf('NEW EMAIL TO ANSWER'));
+  });
+
+  it('cuts the newest message to the share when even it alone does not fit, and leaves the buffer out at 0', () => {
+    const long = [{ direction: 'outbound' as const, author: 'agent', date: at(0), text: 'A very long answer. '.repeat(200) }];
+    const cut = assembleTurnContext(
+      input({ buffer: long, limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 120 } }),
+    );
+    expect(cut.buffered).toEqual({ shown: 1, whole: 0 });
+    expect(cut.user).toContain('[…]');
+    const off = assembleTurnContext(
+      input({ buffer, limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 0 } }),
+    );
+    expect(off.user).not.toContain('<<<earlier');
+  });
+
+  it('withholds the buffer with the rest of the thread notes', () => {
+    const prompt = assembleTurnContext(input({ buffer, profile: null, withheldReason: 'the sender failed DMARC' }));
+    expect(prompt.user).not.toContain('E-4042');
+  });
+
+  it('never trims pinned items; the buffer goes after the earlier emails and before the summary', () => {
+    const thread = {
+      subject: 'Export',
+      summary: 'The export fails since Monday and the customer needs it for the audit. '.repeat(8),
+      openItems: ['check the export'],
+      currentIntent: 'bug_report',
+      tags: [],
+      pinnedItems: ['WS-48213', 'INV-5120'],
+      status: 'open',
+    };
+    const limits = { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 };
+    const base = assembleTurnContext(input({ thread, buffer, limits }));
+    for (let budget = base.promptTokens; budget > 300; budget -= 25) {
+      const prompt = assembleTurnContext(input({ thread, buffer, limits: { ...limits, promptTokenBudget: budget } }));
+      expect(prompt.user).toContain('- WS-48213');
+      expect(prompt.user).toContain('- INV-5120');
+      const order = ['past threads', 'buffer halved', 'summary halved', 'buffer omitted', 'new email halved'].map((step) =>
+        prompt.trimmed.indexOf(step),
+      );
+      const applied = order.filter((i) => i >= 0);
+      expect(applied).toEqual([...applied].sort((a, b) => a - b));
+    }
+    const tight = assembleTurnContext(input({ thread, buffer, limits: { ...limits, promptTokenBudget: base.promptTokens - 60 } }));
+    expect(tight.trimmed).toContain('buffer halved');
+    expect(tight.trimmed).not.toContain('summary halved');
   });
 });
