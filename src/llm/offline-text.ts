@@ -95,7 +95,7 @@ const SALUTATION_WORDS = [
   'уважаем\\p{L}{0,4}',
 ];
 const SALUTATION = new RegExp(
-  `^(?:${anyOf(SALUTATION_WORDS)}(?:[ \\t]+[^\\s,.!?:]{1,30}){0,4}[ \\t]*(?:[,!:]|$)|[^\\n。！？]{0,40}?(?:御中|様|さま)(?=[、,\\s]|$)[、,]?|(?:いつも)?(?:大変)?お世話になっております[。.]?|お疲れ様です[。.]?|(?:您好|你好|各位好?)[，,！!：:]?)\\s*`,
+  `^(?:${anyOf(SALUTATION_WORDS)}(?:[ \\t]+[^\\s,.!?:]{1,30}){0,4}[ \\t]*(?:[,!:]|$)|[^\\n。！？]{0,40}?(?:御中|様|さま|サポート|ご担当者)(?=[、,\\s]|$)[、,]?|(?:いつも)?(?:大変)?お世話になっております[。.]?|お疲れ様です[。.]?|(?:您好|你好|各位好?)[，,！!：:]?)\\s*`,
   'iu',
 );
 
@@ -135,6 +135,8 @@ const SIGN_OFF_WORDS = [
   'med vänliga hälsningar',
   'vänliga hälsningar',
   'tack',
+  'gruß',
+  'groet',
   'cordiali saluti',
   'grazie',
   'distinti saluti',
@@ -148,7 +150,7 @@ const SIGN_OFF_WORDS = [
   'von meinem',
 ];
 const SIGN_OFF = new RegExp(
-  `^(?:${anyOf(SIGN_OFF_WORDS)}[^.!?。！？\\n]{0,60}[.!?。！？]?|(?:以上、?)?(?:何卒)?(?:よろしく|宜しく)お願い(?:いた|致)?します[。.]?|谢谢[。！!]?|多谢[。！!]?|此致(?:敬礼)?)$`,
+  `^(?:${anyOf(SIGN_OFF_WORDS)}[^.!?。！？\\n]{0,60}[.!?。！？]?|(?:以上、?)?(?:引き続き|今後とも)?(?:何卒)?(?:よろしく|宜しく)お願い(?:いた|致)?します[。.]?|(?:ご対応|ご連絡|ご回答)?(?:いただき)?ありがとうございま(?:す|した)[。.!！]?|谢谢[。！!]?|多谢[。！!]?|此致(?:敬礼)?)$`,
   'iu',
 );
 
@@ -159,8 +161,7 @@ const REQUEST = new RegExp(
     'could you',
     'can you',
     'would you',
-    'need',
-    'want',
+    'need (?:you|help|to know)',
     'how do i',
     'how can i',
     "i'd like",
@@ -219,6 +220,9 @@ const SETTLED = new RegExp(
     'issue (?:is )?(?:resolved|fixed)',
     'all (?:good|sorted|set)(?: now)?',
     'you can close',
+    '(?:the new |the )?link worked',
+    "i'm (?:back )?in",
+    'est bien arrivée?',
     'feel free to close',
     'please close (?:this|the)',
     'no further (?:help|action)',
@@ -261,7 +265,7 @@ const SETTLED = new RegExp(
     'проблема решена',
     'можно закрывать',
     'можно закрыть',
-  ])}|解決しました|解決いたしました|直りました|クローズして(?:ください|いただいて)|閉じていただいて|已解决|解决了|可以关闭|可以关掉`,
+  ])}|問題(?:ございません|ありません)(?!か)|解決しました|解決いたしました|直りました|クローズして(?:ください|いただいて)|閉じていただいて|已解决|解决了|可以关闭|可以关掉`,
   'iu',
 );
 
@@ -302,8 +306,12 @@ export function requestsIn(sentences: readonly string[]): string[] {
   return sentences.filter((s) => REQUEST.test(s) && !PREFERENCE.test(s));
 }
 
-/** True when the email declares the matter settled ("that worked", "you can close this") and never negates it. */
+/**
+ * True when the email declares the matter settled ("that worked", "you can close this"), never
+ * negates it, and asks for nothing new ("that works for now; could you tell us when..." is open).
+ */
 export function declaresSettled(text: string): boolean {
+  if (requestsIn(contentSentences(text)).some((s) => !SETTLED.test(s))) return false;
   const settling = text
     .slice(0, MAX_TEXT_CHARS)
     .split(/(?<=[.!?,;])\s+|(?<=[。！？、])|\n/)

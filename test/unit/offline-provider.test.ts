@@ -77,11 +77,14 @@ describe('the offline provider (rules, not a model)', () => {
     expect(done.value.reply.body).not.toContain('Could you check it?');
   });
 
-  it('does not close a thread on a negated "that worked"', async () => {
+  it('does not close a thread on a negated "that worked", nor one that asks for more', async () => {
     const outcome = await provider.messageTurn(turn('Unfortunately that did not work, it still crashes. Could you check again?'));
     expect(outcome.ok && outcome.value.resolved).toBe(false);
     const de = await provider.messageTurn(turn('Leider funktioniert es jetzt immer noch nicht.'));
     expect(de.ok && de.value.resolved).toBe(false);
+    // Settled, but with a new request: still open.
+    const more = await provider.messageTurn(turn('That worked for now, thanks. Could you let us know when the fix is deployed?'));
+    expect(more.ok && more.value.resolved).toBe(false);
   });
 
   it.each([
