@@ -54,6 +54,8 @@ export interface TurnSettings {
   foldPlusAddresses: boolean;
   /** Free-mail domains beyond the built-in list (FREE_MAIL_DOMAINS): no per-domain loop counting there. */
   extraFreeMailDomains: readonly string[];
+  /** The policy's tag vocabulary (tag → when it applies), offered to the model. */
+  tagVocabulary: Readonly<Record<string, string>>;
 }
 
 export interface TurnDeps {
@@ -148,6 +150,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     thread: thread.state,
     // The buffer is thread history: withheld with the rest of it.
     buffer: withheld ? [] : context.buffer,
+    tagVocabulary: settings.tagVocabulary,
     emails,
     now,
     limits: settings.limits,

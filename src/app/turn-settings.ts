@@ -1,7 +1,12 @@
 import type { Config } from '../config.ts';
 import type { TurnSettings } from './handle-thread-turn.ts';
 
-export function turnSettings(config: Config, messageIdSecret: string, supportAddress = config.supportAddress): TurnSettings {
+export function turnSettings(
+  config: Config,
+  messageIdSecret: string,
+  supportAddress = config.supportAddress,
+  tagVocabulary: Readonly<Record<string, string>> = {},
+): TurnSettings {
   return {
     supportAddress,
     supportName: config.supportName,
@@ -18,5 +23,6 @@ export function turnSettings(config: Config, messageIdSecret: string, supportAdd
     loop: { maxConsecutive: config.trust.loopMaxReplies, windowMs: config.trust.loopWindowMs },
     foldPlusAddresses: config.entity.foldPlusAddresses,
     extraFreeMailDomains: config.entity.extraFreeMailDomains,
+    tagVocabulary,
   };
 }

@@ -7,7 +7,7 @@
  * budget"); pinned items are never trimmed. Pure.
  */
 import { createHash } from 'node:crypto';
-import { activeFacts, renderProfileView } from './profile-view.ts';
+import { activeFacts, DEFAULT_PROFILE_VIEW_LIMITS, renderProfileView } from './profile-view.ts';
 import { MAX_PINNED_ITEMS } from './thread-state.ts';
 import { countTokens, truncateToTokens, truncateToTokensFromEnd } from './tokens.ts';
 import type { BufferMessage, IncomingEmail, ProfileState, ThreadState } from './types.ts';
@@ -31,6 +31,8 @@ export interface TurnContextInput {
   /** Why the profile and thread notes were left out (failed DMARC, Reply-To to another domain). */
   withheldReason: string | null;
   thread: ThreadState;
+  /** The policy's tag vocabulary (tag → when it applies), offered to the model; free tags are allowed too. */
+  tagVocabulary?: Readonly<Record<string, string>>;
   /** The thread's latest messages before this turn, oldest first (the rolling buffer). */
   buffer: readonly BufferMessage[];
   /** Oldest first; the last one is the message being answered. */
@@ -55,7 +57,7 @@ const OPEN_ITEM_TOKENS = 40;
 const OLDER_EMAIL_TOKENS = 120;
 
 export function buildTurnSystemPrompt(
-  input: Pick<TurnContextInput, 'supportName' | 'supportAddress' | 'withheldReason' | 'limits'>,
+  input: Pick<TurnContextInput, 'supportName' | 'supportAddress' | 'withheldReason' | 'limits' | 'tagVocabulary'>,
 ): string {
   const lines = [
     `You are the email support assistant of ${input.supportName} <${input.supportAddress}>. You draft the reply to the customer's newest email and keep the thread's working notes.`,
@@ -68,7 +70,8 @@ export function buildTurnSystemPrompt(
       input.supportName +
       '.',
     `- summary: the whole thread so far in at most ${input.limits.summaryTokenCap} tokens, updated with the new email. Facts and state only; no greetings, no quotations. Keep what the pinned items need to make sense; when the notes run long, rewrite them shorter rather than dropping the start.`,
-    "- openItems: what is still unresolved or promised, as short phrases (the customer's questions and requests, never greetings). currentIntent: one snake_case label for what the customer wants now. tags: up to five snake_case labels. resolved: true only when the customer confirms the matter is settled.",
+    "- openItems: what is still unresolved or promised, as short phrases (the customer's questions and requests, never greetings). currentIntent: one snake_case label for what the customer wants now. resolved: true only when the customer confirms the matter is settled.",
+    tagLine(input.tagVocabulary ?? {}),
     `- pin: identifiers worth keeping verbatim for the rest of the thread (order, invoice, account or ticket numbers, error codes, addresses, deadlines) that are not pinned yet. unpin: pinned items that no longer matter. What is pinned stays pinned until you unpin it; at most ${MAX_PINNED_ITEMS} are kept, the oldest dropped first.`,
     '- RECENT EXCHANGES are the latest messages of the thread before the new email, our own replies included: stay consistent with what we already said.',
   ];
@@ -79,6 +82,18 @@ export function buildTurnSystemPrompt(
   }
   lines.push('', 'Answer only with JSON for the message_turn schema.');
   return lines.join('\n');
+}
+
+function tagLine(vocabulary: Readonly<Record<string, string>>): string {
+  const known = Object.entries(vocabulary).map(([tag, when]) => `${tag} (${when})`);
+  return known.length === 0
+    ? '- tags: up to five snake_case labels for what the thread is about.'
+    : `- tags: up to five snake_case labels for what the thread is about. The team's tags: ${known.join('; ')}. Use your own snake_case tag only when none of these fits.`;
+}
+
+/** How many of `tags` the current thread also has. */
+function overlap(tags: readonly string[] | undefined, current: ReadonlySet<string>): number {
+  return (tags ?? []).filter((t) => current.has(t)).length;
 }
 
 /** Keeps untrusted text from closing its own delimiters. */
@@ -137,7 +152,7 @@ export function fitBuffer(
 const BUFFER_BLOCK_OVERHEAD = 40;
 
 interface Shape {
-  pastThreads: boolean;
+  pastThreads: 'all' | 'shared' | 'none';
   factCount: number;
   olderEmails: 'full' | 'short' | 'omitted';
   openItems: number;
@@ -152,10 +167,25 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
     .update(input.emails.map((e) => e.messageId).join(','))
     .digest('hex')
     .slice(0, 10);
-  // Weakest facts go first when trimming: email-learned facts by confidence, trusted ones last.
+  // Facts leave from the end when trimming: trusted ones last; among email-learned facts those
+  // sharing a tag with this thread stay longest, then by confidence.
+  const current = new Set(input.thread.tags);
   const facts = (input.profile ? activeFacts(input.profile, input.now) : []).sort(
-    (a, b) => Number(b.origin !== 'email') - Number(a.origin !== 'email') || b.confidence - a.confidence,
+    (a, b) =>
+      Number(b.origin !== 'email') - Number(a.origin !== 'email') ||
+      overlap(b.tags, current) - overlap(a.tags, current) ||
+      b.confidence - a.confidence,
   );
+  // Past threads sharing a tag with this one first, then the most recent (open ones count as newest).
+  // The view shows five: those sharing a tag with this thread win the places.
+  const pastThreads = [...(input.profile?.pastThreads ?? [])]
+    .sort(
+      (a, b) =>
+        overlap(b.tags, current) - overlap(a.tags, current) ||
+        (b.closedAt?.getTime() ?? Number.POSITIVE_INFINITY) - (a.closedAt?.getTime() ?? Number.POSITIVE_INFINITY),
+    )
+    .slice(0, DEFAULT_PROFILE_VIEW_LIMITS.maxPastThreads);
+  const sharedThreads = pastThreads.filter((p) => overlap(p.tags, current) > 0);
   const latest = input.emails.at(-1);
   const older = input.emails.slice(0, -1);
 
@@ -167,7 +197,7 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
       const profile: ProfileState = {
         ...input.profile,
         facts: facts.slice(0, shape.factCount),
-        pastThreads: shape.pastThreads ? input.profile.pastThreads : [],
+        pastThreads: shape.pastThreads === 'all' ? pastThreads : shape.pastThreads === 'shared' ? sharedThreads : [],
       };
       parts.push('PROFILE (durable facts about this customer):', JSON.stringify(renderProfileView(profile, input.now)));
       const state = input.thread;
@@ -211,7 +241,7 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
   };
 
   const shape: Shape = {
-    pastThreads: true,
+    pastThreads: 'all',
     factCount: facts.length,
     olderEmails: 'full',
     openItems: MAX_OPEN_ITEMS,
@@ -226,7 +256,14 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
 
   // The trimming order, one step at a time until the prompt fits.
   const steps: Array<[string, () => boolean]> = [
-    ['past threads', () => (shape.pastThreads ? ((shape.pastThreads = false), true) : false)],
+    [
+      'past threads without a shared tag',
+      () =>
+        shape.pastThreads === 'all' && sharedThreads.length > 0 && sharedThreads.length < pastThreads.length
+          ? ((shape.pastThreads = 'shared'), true)
+          : false,
+    ],
+    ['past threads', () => (shape.pastThreads !== 'none' && pastThreads.length > 0 ? ((shape.pastThreads = 'none'), true) : false)],
     ...facts.map((): [string, () => boolean] => [
       'lowest-confidence fact dropped',
       () => (shape.factCount > 0 ? (shape.factCount--, true) : false),

@@ -11,6 +11,8 @@ export interface ProfileFactView {
   /** email | operator | import */
   origin: string;
   expiresAt: Date | null;
+  /** The tags of the thread it was promoted from: what it is about, for ordering by relevance. */
+  tags?: readonly string[];
 }
 
 /** Profile state: keyed by entity, durable, confident. */
@@ -18,7 +20,7 @@ export interface ProfileState {
   entityId: string;
   name: string | null;
   facts: ProfileFactView[];
-  pastThreads: Array<{ threadId: string; topic: string; closedAt: Date | null }>;
+  pastThreads: Array<{ threadId: string; topic: string; closedAt: Date | null; tags?: readonly string[] }>;
   /** Promises still open (or overdue): overdue ones first in the prompt, and they flag the turn for a person. */
   outstandingCommitments: Array<{ text: string; due: string | null; dueAt: Date | null; overdue: boolean }>;
 }

@@ -130,10 +130,13 @@ const contextRow = z.object({
           confidence: z.number(),
           origin: z.string(),
           expiresAt: utc.nullable(),
+          tags: stringArray.nullable().catch([]),
         }),
       ),
       commitments: z.array(z.object({ text: z.string(), due: z.string().nullable(), dueAt: utc.nullable(), overdue: z.boolean() })),
-      pastThreads: z.array(z.object({ id: z.string(), topic: z.string().nullable(), closedAt: utc.nullable() })),
+      pastThreads: z.array(
+        z.object({ id: z.string(), topic: z.string().nullable(), closedAt: utc.nullable(), tags: stringArray.catch([]) }),
+      ),
     })
     .nullable(),
   loops: z.array(
@@ -160,13 +163,14 @@ SELECT
   (SELECT json_build_object('id', e."id", 'kind', e."kind", 'key', e."key", 'name', e."name",
       'addresses', (SELECT coalesce(json_agg(a."address" ORDER BY a."address"), '[]'::json) FROM "EntityAddress" a WHERE a."entityId" = e."id"),
       'facts', (SELECT coalesce(json_agg(json_build_object('key', f."key", 'value', f."value", 'category', f."category",
-                  'confidence', f."confidence", 'origin', f."origin", 'expiresAt', f."expiresAt") ORDER BY f."key", f."createdAt"), '[]'::json)
+                  'confidence', f."confidence", 'origin', f."origin", 'expiresAt', f."expiresAt",
+                  'tags', (SELECT st."tags" FROM "Thread" st WHERE st."id" = f."sourceThreadId")) ORDER BY f."key", f."createdAt"), '[]'::json)
                 FROM "ProfileFact" f WHERE f."entityId" = e."id" AND f."status" = 'active'),
       'commitments', (SELECT coalesce(json_agg(json_build_object('text', c."text", 'due', c."due", 'dueAt', c."dueAt",
                         'overdue', c."status" = 'overdue' OR (c."dueAt" IS NOT NULL AND c."dueAt" < $6::timestamp)) ORDER BY c."createdAt"), '[]'::json)
                       FROM "Commitment" c WHERE c."entityId" = e."id" AND c."status" IN ('open', 'overdue')),
-      'pastThreads', (SELECT coalesce(json_agg(json_build_object('id', p."id", 'topic', p."topic", 'closedAt', p."closedAt")), '[]'::json)
-                      FROM (SELECT "id", "topic", "closedAt" FROM "Thread" WHERE "entityId" = e."id" AND "topic" IS NOT NULL
+      'pastThreads', (SELECT coalesce(json_agg(json_build_object('id', p."id", 'topic', p."topic", 'closedAt', p."closedAt", 'tags', p."tags")), '[]'::json)
+                      FROM (SELECT "id", "topic", "closedAt", "tags" FROM "Thread" WHERE "entityId" = e."id" AND "topic" IS NOT NULL
                             ORDER BY "closedAt" DESC NULLS FIRST LIMIT 20) p))
    FROM "Entity" e WHERE e."id" = (SELECT "entityId" FROM "Thread" WHERE "id" = $1)) AS customer,
   (SELECT coalesce(json_agg(json_build_object('scope', l."scope", 'consecutive', l."consecutive", 'fingerprints', l."fingerprints",
@@ -258,8 +262,8 @@ export async function loadTurnContext(
     profile: {
       entityId: e.id,
       name: e.name,
-      facts: e.facts.map((f) => ({ ...f, category: f.category as FactCategory })),
-      pastThreads: e.pastThreads.map((p) => ({ threadId: p.id, topic: p.topic ?? '', closedAt: p.closedAt })),
+      facts: e.facts.map((f) => ({ ...f, category: f.category as FactCategory, tags: f.tags ?? [] })),
+      pastThreads: e.pastThreads.map((p) => ({ threadId: p.id, topic: p.topic ?? '', closedAt: p.closedAt, tags: p.tags })),
       outstandingCommitments: e.commitments,
     },
     loopStates: row.loops.map((l) => ({

@@ -192,3 +192,76 @@ describe('the budget split: buffer, pinned items, summary', () => {
     expect(tight.trimmed).not.toContain('summary halved');
   });
 });
+
+describe('the profile ordered by the thread’s tags', () => {
+  const tagged: ProfileState = {
+    ...profile,
+    facts: [
+      { key: 'account_tier', value: 'premium', category: 'account', confidence: 1, origin: 'operator', expiresAt: null },
+      {
+        key: 'favourite_colour',
+        value: 'teal',
+        category: 'preference',
+        confidence: 0.95,
+        origin: 'email',
+        expiresAt: null,
+        tags: ['design'],
+      },
+      {
+        key: 'billing_contact',
+        value: 'ap team',
+        category: 'account',
+        confidence: 0.7,
+        origin: 'email',
+        expiresAt: null,
+        tags: ['billing'],
+      },
+    ],
+    pastThreads: [
+      { threadId: 't_old', topic: 'double charge on invoice 4471', closedAt: new Date('2025-01-10'), tags: ['billing'] },
+      ...Array.from({ length: 6 }, (_, i) => ({
+        threadId: `t_${i}`,
+        topic: `login trouble ${i}`,
+        closedAt: new Date(Date.UTC(2026, 9, 1 + i)),
+        tags: ['account'],
+      })),
+    ],
+  };
+  const billingThread = { ...input().thread, tags: ['billing'] };
+
+  it('gives the view’s five past-thread places to threads sharing a tag first, then to the most recent', () => {
+    const withTag = assembleTurnContext(input({ profile: tagged, thread: billingThread }));
+    expect(withTag.user).toContain('double charge on invoice 4471');
+    const without = assembleTurnContext(input({ profile: tagged, thread: { ...billingThread, tags: [] } }));
+    expect(without.user).not.toContain('double charge on invoice 4471');
+  });
+
+  it('drops past threads without a shared tag first, and keeps the email fact that shares a tag over a stronger one that does not', () => {
+    const base = assembleTurnContext(input({ profile: tagged, thread: billingThread })).promptTokens;
+    const limits = { promptTokenBudget: base - 5, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 };
+    const first = assembleTurnContext(input({ profile: tagged, thread: billingThread, limits }));
+    expect(first.trimmed[0]).toBe('past threads without a shared tag');
+    expect(first.user).toContain('double charge on invoice 4471');
+    expect(first.user).not.toContain('login trouble');
+    for (let budget = base; budget > base - 250; budget -= 5) {
+      const user = assembleTurnContext(
+        input({ profile: tagged, thread: billingThread, limits: { ...limits, promptTokenBudget: budget } }),
+      ).user;
+      // The billing fact (0.7) outlasts the untagged 0.95 one; the operator fact outlasts both.
+      if (user.includes('ap team')) continue;
+      expect(user).not.toContain('teal');
+      if (!user.includes('premium')) expect(user).not.toContain('ap team');
+    }
+    // And some budget keeps the tagged fact with the stronger untagged one gone.
+    const users = Array.from({ length: 100 }, (_, i) => base - 2 * i).map(
+      (budget) =>
+        assembleTurnContext(input({ profile: tagged, thread: billingThread, limits: { ...limits, promptTokenBudget: budget } })).user,
+    );
+    expect(users.some((user) => user.includes('ap team') && !user.includes('teal'))).toBe(true);
+  });
+
+  it('offers the policy’s tag vocabulary to the model', () => {
+    const prompt = assembleTurnContext(input({ tagVocabulary: { billing: 'invoices and charges', p0: 'an outage: handle first' } }));
+    expect(prompt.system).toContain("The team's tags: billing (invoices and charges); p0 (an outage: handle first)");
+  });
+});
