@@ -25,6 +25,17 @@ const INTENTS: Array<[RegExp, string]> = [
   [/\bbug\b|error|crash|broken|does(?:n't| not) work|not working|fails?\b/i, 'bug_report'],
   [/feature|would be (?:great|nice)|could you add|suggest/i, 'feature_request'],
 ];
+// The policy file's tag vocabulary (config/promotion-policy.json `tags`) for each intent.
+const INTENT_TAGS: Record<string, string> = {
+  refund_request: 'billing',
+  billing_question: 'billing',
+  cancellation: 'plan',
+  plan_change: 'plan',
+  shipping_status: 'shipping',
+  account_access: 'account',
+  bug_report: 'bug',
+  feature_request: 'feature_request',
+};
 const NEEDS_HUMAN_INTENTS = new Set(['refund_request', 'cancellation', 'plan_change']);
 const LEGAL = /\b(lawyer|attorney|legal action|chargeback|court|gdpr|data protection)\b/i;
 function firstName(name: string | null): string | null {
@@ -77,7 +88,7 @@ export class OfflineProvider implements LlmProvider {
       summary,
       openItems,
       currentIntent: intent,
-      tags: [...new Set([intent, ...(needsHuman ? ['needs_human'] : [])])],
+      tags: [...new Set([...(INTENT_TAGS[intent] ? [INTENT_TAGS[intent]] : []), intent, ...(needsHuman ? ['needs_human'] : [])])],
       pin,
       unpin: [],
       resolved,
