@@ -6,8 +6,24 @@ import { output } from './output.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { runMigrate } from './commands/migrate.ts';
 import { runReplayCommand } from './commands/replay.ts';
-import { runCommitments, runErase, runFactsSet, runImport, runLink, runProfile, runPromote, runThread, runWhy } from './commands/admin.ts';
+import {
+  runCommitments,
+  runErase,
+  runFactsSet,
+  runImport,
+  runLink,
+  runProfile,
+  runPromote,
+  runThread,
+  runThreads,
+  runWhy,
+} from './commands/admin.ts';
 import { runServe } from './commands/serve.ts';
+
+function parseTag(value: string): string {
+  if (!/^[a-z0-9][a-z0-9_]{0,59}$/.test(value)) throw new InvalidArgumentError('must be a snake_case tag (billing, p0, feature_request)');
+  return value;
+}
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -77,6 +93,17 @@ export function buildProgram(): Command {
     .action(runProfile);
 
   program.command('thread').description("print a thread's state, messages and turns").argument('<thread>', 'thread id').action(runThread);
+
+  program
+    .command('threads')
+    .description('list the threads carrying a tag, newest activity first (the vocabulary is in the policy file)')
+    .requiredOption('--tag <tag>', 'a snake_case tag, e.g. billing', parseTag)
+    .option('--status <status>', 'only threads in this status', (value: string) => {
+      if (!['open', 'resolved', 'closed'].includes(value)) throw new InvalidArgumentError('must be open, resolved or closed');
+      return value;
+    })
+    .option('--json', 'print JSON')
+    .action(runThreads);
 
   program
     .command('why')

@@ -18,6 +18,7 @@ const COMMANDS = [
   'migrate',
   'profile',
   'thread',
+  'threads',
   'why',
   'promote',
   'facts',
@@ -230,5 +231,40 @@ describe('the operator commands', () => {
       expect(result.stderr).toMatch(/POLICY_INVALID: PROMOTION_POLICY_FILE .*policy\.json: /);
     },
     COMMAND_TIMEOUT_MS,
+  );
+
+  it(
+    '`threads --tag` lists the threads carrying a tag (newest first), `--status` narrows them, a bad tag is refused',
+    async () => {
+      const dir = await tempDir();
+      const data = path.join(dir, 'data');
+      const corpus = path.resolve(import.meta.dirname, '../../fixtures/emails/corpus');
+      const replayed = await run(
+        [
+          'replay',
+          path.join(corpus, '001-gmail-invoice-double-charge-with-pdf.eml'),
+          path.join(corpus, '007-outlook-web-password-reset.eml'),
+          path.join(corpus, '009-outlook-android-changed-subject-footer.eml'),
+          '--address',
+          'support@acme.example',
+          '--data-dir',
+          data,
+          '--no-settle',
+        ],
+        { LLM_PROVIDER: 'offline' },
+      );
+      expect(replayed.code).toBe(0);
+      const env = { DATA_DIR: data, LLM_PROVIDER: 'offline' };
+      const billing = JSON.parse((await run(['threads', '--tag', 'billing', '--json'], env)).stdout) as Array<Record<string, unknown>>;
+      expect(billing.map((t) => t['subject'])).toEqual(['Invoice #4471 charged twice']);
+      expect(billing[0]).toMatchObject({ status: 'open', customer: 'alice.okafor@gmail.com' });
+      const access = await run(['threads', '--tag', 'account'], env);
+      expect(access.stdout).toMatch(/^RESOLVED .*"Password reset not working".*\(thread t_/m);
+      expect((await run(['threads', '--tag', 'account', '--status', 'open'], env)).stdout).toMatch(/^No open threads tagged account\./);
+      const bad = await run(['threads', '--tag', 'Billing; DROP'], env);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/must be a snake_case tag/);
+    },
+    4 * COMMAND_TIMEOUT_MS,
   );
 });

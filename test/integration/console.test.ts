@@ -27,6 +27,7 @@ interface TurnScript {
   summary?: string;
   openItems?: string[];
   tags?: string[];
+  pin?: string[];
 }
 
 /** Per-email answers of the scripted model, keyed by the `case-…` token in the email. */
@@ -186,6 +187,8 @@ describe('the review console', () => {
           openItems: script.openItems ?? [`check the invoice for ${token}`],
           currentIntent: 'billing_question',
           tags: script.tags ?? ['billing'],
+          pin: script.pin ?? [],
+          unpin: [],
           resolved: false,
         },
       };
@@ -347,6 +350,30 @@ describe('the review console', () => {
     const outboxJobs = await runtime.queues().outbox.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
     expect(outboxJobs.some((job) => (job.data as { draftId?: string }).draftId === dave.draft.id)).toBe(false);
     expect(sink.messages.some((m) => m.envelope.to.includes('dave@example.com'))).toBe(false);
+  }, 60_000);
+
+  it('filters drafts and threads by tag, and the thread page shows the pinned items and tags', async () => {
+    const erin = await customerWrites({
+      from: 'erin@example.com',
+      subject: 'Parcel stuck',
+      script: { tags: ['shipping', 'p0'], pin: ['PX-8820-0932'] },
+    });
+    const frank = await customerWrites({ from: 'frank@example.com' });
+    const page = await operatorPage('/drafts?tag=shipping');
+    expect(await page.locator(`#draft-${erin.draft.id}`).count()).toBe(1);
+    expect(await page.locator(`#draft-${frank.draft.id}`).count()).toBe(0);
+    expect(await textOf(page.getByRole('heading', { name: /Threads tagged shipping/ }))).toBe('Threads tagged shipping (1)');
+    expect(await page.locator(`#tagged-${erin.threadId}`).count()).toBe(1);
+    // A tag on a card leads to its filter; a made-up tag in the address filters to nothing, safely.
+    await page.locator(`#draft-${erin.draft.id}`).getByRole('link', { name: 'p0' }).click();
+    expect(new URL(page.url()).search).toBe('?tag=p0');
+    await page.goto(`${server.url}/drafts?tag=${encodeURIComponent('<b>x')}`);
+    expect(await page.getByRole('heading', { name: /Threads tagged/ }).count()).toBe(0);
+
+    await page.goto(`${server.url}/threads/${erin.threadId}`);
+    const state = page.locator('section[aria-labelledby="state-title"]');
+    expect(await textOf(state)).toContain('PX-8820-0932');
+    expect(await state.getByRole('link', { name: 'shipping' }).getAttribute('href')).toBe('/drafts?tag=shipping');
   }, 60_000);
 
   it('shows sends whose outcome is unknown and threads handed to a person, and lets the operator settle them', async () => {

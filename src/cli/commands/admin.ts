@@ -19,6 +19,7 @@ import { listCommitments } from '../../store/commitments.ts';
 import { openDatabase } from '../../store/database.ts';
 import { activeFacts, factsAsOf } from '../../store/facts.ts';
 import { loadProfile } from '../../store/profiles.ts';
+import { threadsWithTag } from '../../store/thread-tags.ts';
 import { loadThreadDetail, threadMessages, threadTurns } from '../../store/thread-view.ts';
 import { output, servedRuntime } from '../output.ts';
 
@@ -136,6 +137,36 @@ export function runCommitments(options: { overdue?: boolean; all?: boolean; json
   });
 }
 
+/** `threads --tag billing [--status open]`: the threads carrying a tag, newest activity first. */
+export function runThreads(options: { tag: string; status?: string; json?: boolean }): Promise<void> {
+  return withRuntime(async ({ db }) => {
+    const threads = await threadsWithTag(db, { tag: options.tag, ...(options.status ? { status: options.status } : {}) });
+    if (options.json) {
+      print(
+        threads.map((t) => ({
+          thread_id: t.id,
+          subject: t.subject,
+          status: t.status,
+          tags: t.tags,
+          open_items: t.openItems,
+          customer: t.customer.key,
+          last_message_at: t.lastMessageAt.toISOString(),
+        })),
+      );
+      return;
+    }
+    if (threads.length === 0) {
+      print(`No ${options.status ? `${options.status} ` : ''}threads tagged ${options.tag}.`);
+      return;
+    }
+    for (const t of threads) {
+      print(
+        `${t.status.toUpperCase().padEnd(8)} ${t.lastMessageAt.toISOString().slice(0, 10)}  ${t.customer.key}  ${JSON.stringify(t.subject)}  [${t.tags.join(', ')}]  (thread ${t.id})`,
+      );
+    }
+  });
+}
+
 export function runThread(threadId: string): Promise<void> {
   return withRuntime(async ({ db }) => {
     const [thread, messages, turns] = await Promise.all([
@@ -153,6 +184,7 @@ export function runThread(threadId: string): Promise<void> {
       open_items: thread.openItems,
       current_intent: thread.currentIntent,
       tags: thread.tags,
+      pinned_items: thread.pinnedItems,
       topic: thread.topic,
       last_message_at: thread.lastMessageAt.toISOString(),
       linked_thread_id: thread.linkedThreadId,
