@@ -7,6 +7,7 @@ import { runMigrate } from './commands/migrate.ts';
 import { runReplayCommand } from './commands/replay.ts';
 import { runCommitments, runErase, runFactsSet, runImport, runLink, runProfile, runPromote, runThread, runWhy } from './commands/admin.ts';
 import { runServe } from './commands/serve.ts';
+import { runKbImport, runKbList, runKbRemove, runKbSearch, runKbShow } from './commands/kb.ts';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -126,6 +127,25 @@ export function buildProgram(): Command {
     .option('--yes', 'confirm the erasure')
     .option('--json', 'print what changed as JSON (counts only)')
     .action(runErase);
+
+  const kb = program.command('kb').description('the knowledge base drafts answer from: help-center articles, policies, manuals');
+  kb.command('import')
+    .description('import Markdown, HTML, text and PDF files (folders searched recursively); unchanged documents are kept')
+    .argument('<paths...>', 'files or folders')
+    .option('--prune', 'remove documents that are not among these files')
+    .option('--lang <code>', "the language of documents that do not say their own (e.g. en, de)")
+    .option('--tag <tag>', 'a tag for every imported document (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--json', 'print the report as JSON')
+    .action(runKbImport);
+  kb.command('list').description('list the documents').option('--json', 'print JSON').action(runKbList);
+  kb.command('show').description('print a document with its passages').argument('<doc>', 'document id or source path').action(runKbShow);
+  kb.command('search')
+    .description('search the passages as a reply turn would')
+    .argument('<query>', 'a question, as a customer would write it')
+    .option('--limit <n>', 'how many passages (default 5)')
+    .option('--json', 'print JSON')
+    .action(runKbSearch);
+  kb.command('remove').description('remove documents').argument('<docs...>', 'document ids or source paths').action(runKbRemove);
 
   return program;
 }
