@@ -17,5 +17,6 @@ export function turnSettings(config: Config, messageIdSecret: string, supportAdd
     loop: { maxConsecutive: config.trust.loopMaxReplies, windowMs: config.trust.loopWindowMs },
     foldPlusAddresses: config.entity.foldPlusAddresses,
     extraFreeMailDomains: config.entity.extraFreeMailDomains,
+    knowledge: { tokenCap: config.knowledge.tokenCap, passages: config.knowledge.passages },
   };
 }

@@ -5,6 +5,7 @@
  * first sentences of each email); facts are found by explicit phrase patterns ("please only call
  * me in the evenings"), quoted literally from the customer's text.
  */
+import { kbQueryTerms, searchableText, termCoverage } from '../memory/knowledge.ts';
 import { compressSummary } from '../memory/thread-state.ts';
 import { countTokens } from '../memory/tokens.ts';
 import type { MessageTurn, ThreadPromotion } from './contracts.ts';
@@ -50,6 +51,29 @@ function usage(prompt: PromptText, value: unknown): { promptTokens: number; comp
   return { promptTokens: countTokens(prompt.system) + countTokens(prompt.user), completionTokens: countTokens(JSON.stringify(value)) };
 }
 
+/** A passage answers the question when this share of the question's terms occur in it. */
+const ANSWER_COVERAGE = 0.5;
+const ANSWER_LINES = 5;
+
+/**
+ * When the best knowledge passage covers the newest email's question well, its first lines (the
+ * steps, the policy) quoted as they are, each cited; otherwise null and the reply acknowledges.
+ */
+function extractiveAnswer(request: TurnRequest): { lines: string[]; citations: MessageTurn['citations'] } | null {
+  const top = request.knowledge?.[0];
+  const latest = request.emails.at(-1);
+  if (!top || !latest) return null;
+  const terms = kbQueryTerms(`${request.thread.subject}\n${latest.text.slice(0, 2_000)}`);
+  if (terms.length < 2 || termCoverage(terms, searchableText(`${top.titlePath}\n${top.text}`)) < ANSWER_COVERAGE) return null;
+  const lines = top.text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && l.length <= 400)
+    .slice(0, ANSWER_LINES);
+  if (lines.length === 0) return null;
+  return { lines, citations: lines.map((line) => ({ sentence: line, source: `kb:${top.id}`, quote: line })) };
+}
+
 export class OfflineProvider implements LlmProvider {
   readonly name = 'offline' as const;
   readonly model = 'offline-rules-v1';
@@ -69,13 +93,17 @@ export class OfflineProvider implements LlmProvider {
     const summary = compressSummary(`${request.thread.summary} ${newest}`.trim(), request.summaryTokenCap);
 
     const greetingName = firstName(latest?.fromName ?? request.profile?.name ?? null);
+    const answer = resolved ? null : extractiveAnswer(request);
     const body = [
       greetingName ? `Hello ${greetingName},` : 'Hello,',
       '',
       resolved
         ? "Thank you for letting us know. We're glad it is sorted, and we will close this request. Just reply if anything else comes up."
-        : 'Thank you for your email. We have received it and will get back to you shortly.',
-      ...(openItems.length > 0 && !resolved ? ['', 'We are tracking:', ...openItems.map((i) => `- ${i}`)] : []),
+        : answer
+          ? 'Thank you for your email. This is what our help center says about it:'
+          : 'Thank you for your email. We have received it and will get back to you shortly.',
+      ...(answer ? ['', ...answer.lines, '', 'If that does not answer your question, just reply and a colleague will help.'] : []),
+      ...(openItems.length > 0 && !resolved && !answer ? ['', 'We are tracking:', ...openItems.map((i) => `- ${i}`)] : []),
       ...(needsHuman ? ['', 'A member of our team will follow up on this personally.'] : []),
       '',
       'Best regards,',
@@ -89,6 +117,7 @@ export class OfflineProvider implements LlmProvider {
       currentIntent: intent,
       tags: [...new Set([intent, ...(needsHuman ? ['needs_human'] : [])])],
       resolved,
+      citations: answer?.citations ?? [],
     };
     const { promptTokens, completionTokens } = usage(request.prompt, value);
     return { ok: true, value, calls: [{ purpose: 'message_turn', promptTokens, completionTokens, ok: true }] };
