@@ -12,7 +12,7 @@ import { kbQueryTerms } from '../../src/memory/knowledge.ts';
 import { openMemoryDatabase, type Database } from '../../src/store/database.ts';
 import { listKbDocuments, loadKbDocument, searchKbPassages } from '../../src/store/knowledge.ts';
 import { applyMigrations } from '../../src/store/migrator.ts';
-import { KNOWLEDGE_DOCS, knowledgeRecall } from '../support/knowledge-questions.ts';
+import { KNOWLEDGE_DOCS, knowledgeRecall, offlineDraftGrounding } from '../support/knowledge-questions.ts';
 import { createMigratedDatabase } from '../support/postgres.ts';
 
 const backends: Array<{ name: string; open: () => Promise<{ database: Database; close: () => Promise<void> }> }> = [
@@ -95,5 +95,15 @@ describe.each(backends)('the knowledge base on $name', ({ name, open }) => {
     process.stdout.write(`knowledge recall@5 on ${name}: ${result.hits}/${result.answerable} = ${result.recall.toFixed(3)}; misses: ${JSON.stringify(result.misses)}\n`);
     expect(result.answerable).toBeGreaterThanOrEqual(60);
     expect(result.recall).toBeGreaterThanOrEqual(0.85);
+    const top1 = await knowledgeRecall(database.sql, 1);
+    process.stdout.write(`knowledge recall@1 on ${name}: ${top1.hits}/${top1.answerable} = ${top1.recall.toFixed(3)}\n`);
+  });
+
+  it('offline drafts: no unsupported claim for questions without an answer, extractive cited answers for many with one', async () => {
+    const result = await offlineDraftGrounding(database.sql, 4);
+    process.stdout.write(`offline drafts on ${name}: ${JSON.stringify(result)}\n`);
+    expect(result.noAnswerClean).toBe(result.noAnswer);
+    expect(result.flagged).toEqual([]);
+    expect(result.answeredFromLabel / result.answerable).toBeGreaterThanOrEqual(0.5);
   });
 });

@@ -51,3 +51,64 @@ export async function knowledgeRecall(sql: SqlExecutor, k: number): Promise<Reca
   }
   return { recall: hits / answerable.length, answerable: answerable.length, hits, misses };
 }
+
+export interface OfflineDraftResult {
+  /** No-answer questions whose offline draft makes no claim the gate rejects, over all no-answer questions. */
+  noAnswerClean: number;
+  noAnswer: number;
+  /** No-answer questions the offline provider still answered from a passage (a wrong answer, though cited). */
+  noAnswerAnswered: number;
+  /** Answerable questions the offline provider answered from a labelled passage (cited, and the gate passed). */
+  answeredFromLabel: number;
+  answerable: number;
+  /** Drafts (of any question) the gate flagged. */
+  flagged: string[];
+}
+
+/**
+ * Drafts each question with the offline provider, given the top `k` passages as a reply turn
+ * would give them, and runs the grounding gate on the draft.
+ */
+export async function offlineDraftGrounding(sql: SqlExecutor, k: number): Promise<OfflineDraftResult> {
+  const { searchKbPassages } = await import('../../src/store/knowledge.ts');
+  const { OfflineProvider } = await import('../../src/llm/offline-provider.ts');
+  const { checkGrounding } = await import('../../src/memory/grounding.ts');
+  const rows = await sql.query(`SELECT p."id", d."source" FROM "KbPassage" p JOIN "KbDocument" d ON d."id" = p."documentId"`);
+  const sourceOf = new Map(rows.map((r) => [String(r['id']), String(r['source'])]));
+  const provider = new OfflineProvider();
+  const result: OfflineDraftResult = { noAnswerClean: 0, noAnswer: 0, noAnswerAnswered: 0, answeredFromLabel: 0, answerable: 0, flagged: [] };
+  for (const q of labelledQuestions()) {
+    const passages = await searchKbPassages(sql, kbQueryTerms(q.question), k);
+    const email = { messageId: `<${q.id}@customer.example>`, fromAddress: 'customer@customer.example', fromName: 'Sam Lee', date: new Date('2026-11-20T10:00:00Z'), text: q.question };
+    const thread = { subject: q.question, summary: '', openItems: [], currentIntent: '', tags: [], status: 'open' as const };
+    const answer = await provider.messageTurn({
+      prompt: { system: '', user: '' },
+      thread,
+      profile: null,
+      emails: [email],
+      supportName: 'Acme Support',
+      summaryTokenCap: 200,
+      knowledge: passages,
+    });
+    if (!answer.ok) throw new Error(answer.error);
+    const review = checkGrounding({
+      body: answer.value.reply.body,
+      citations: answer.value.citations,
+      passages,
+      facts: [],
+      messages: [{ messageId: email.messageId, text: email.text }],
+      notes: '',
+    });
+    if (review.findings.length > 0) result.flagged.push(`${q.id}: ${review.findings.map((f) => `${f.rule} ${f.excerpt}`).join('; ')}`);
+    if (q.answers.length === 0) {
+      result.noAnswer++;
+      if (review.findings.length === 0) result.noAnswerClean++;
+      if (answer.value.citations.length > 0) result.noAnswerAnswered++;
+    } else {
+      result.answerable++;
+      const label = (id: string) => passages.find((p) => p.id === id && q.answers.some((a) => sourceOf.get(id) === a.doc && p.titlePath.includes(a.section)));
+      if (review.findings.length === 0 && review.citedPassages.some((id) => label(id))) result.answeredFromLabel++;
+    }
+  }
+  return result;
+}
