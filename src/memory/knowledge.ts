@@ -302,7 +302,9 @@ const STOPWORDS = new Set(
     'der die das und ist ich wie kann ein eine einen mit von zu für auf nicht es sie wir ihr mein meine bitte danke hallo grüße ' +
     'le la les et est je comment un une des du de pour sur pas il elle nous vous mon ma mes merci bonjour cordialement ' +
     'el los las y es yo cómo como un una unos para por con no mi mis gracias hola saludos que qué en se lo'
-  ).split(' '),
+  )
+    .split(' ')
+    .map(foldText),
 );
 
 /** A question's search terms: folded words (CJK as bigrams), stopwords and one-letter words dropped, at most `max`. */

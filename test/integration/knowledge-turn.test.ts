@@ -5,6 +5,8 @@
  * not in the cited passage, or that states a price with no citation, is held for a person.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { draftCard } from '../../src/console/pages/drafts.ts';
+import { threadDraftCards } from '../../src/store/draft-review.ts';
 import { importKnowledge } from '../../src/app/import-knowledge.ts';
 import { customerEmail, startAgentHarness, turnAnswer, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 import { KNOWLEDGE_DOCS } from '../support/knowledge-questions.ts';
@@ -50,6 +52,12 @@ describe('knowledge in a reply turn', () => {
     expect(draft.flags).toEqual([]);
     expect(draft).toMatchObject({ status: 'sent', needsHuman: false });
     expect(draft.citations).toEqual(citations);
+    // The console shows the cited passage beside the draft.
+    const [card] = await threadDraftCards(h.runtime.db, draft.threadId);
+    const page = draftCard(card!, { id: 's', csrfToken: 't', createdAt: 0, lastSeenAt: 0 }, 'thread', true).value;
+    expect(page).toContain(`kb:${exportPassage}`);
+    expect(page).toContain('Exporting reports to Excel and CSV &gt; Export a report');
+    expect(page).toContain('<blockquote>1. Open the report you want to export.');
   });
 
   it('holds a draft whose quote is not in the cited passage', async () => {
