@@ -198,7 +198,11 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     });
   }
   const needsHuman =
-    !answer.ok || answer.value.reply.needsHuman || (review?.needsHuman ?? false) || (grounding?.findings.length ?? 0) > 0 || overdue.length > 0;
+    !answer.ok ||
+    answer.value.reply.needsHuman ||
+    (review?.needsHuman ?? false) ||
+    (grounding?.findings.length ?? 0) > 0 ||
+    overdue.length > 0;
   const queuedToSend = settings.replyMode === 'send' && !needsHuman;
   const { draftId, pending } = await storeDraft(deps, {
     turnId,
@@ -254,7 +258,12 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
  * the context is withheld) the thread's open items, intent and tags. The knowledge base is the
  * team's own public text, so a withheld profile does not withhold it.
  */
-async function findKnowledge(deps: TurnDeps, state: ThreadState, emails: readonly TurnMessage[], withheld: boolean): Promise<KnowledgePassage[]> {
+async function findKnowledge(
+  deps: TurnDeps,
+  state: ThreadState,
+  emails: readonly TurnMessage[],
+  withheld: boolean,
+): Promise<KnowledgePassage[]> {
   const settings = deps.settings.knowledge;
   if (!settings || settings.passages === 0 || settings.tokenCap === 0) return [];
   const query = knowledgeQuery({

@@ -42,7 +42,12 @@ interface KbFile {
   format: KbFormat;
 }
 
-export async function importKnowledge(db: Db, inputs: readonly string[], options: KbImportOptions = {}, now = new Date()): Promise<KbImportReport> {
+export async function importKnowledge(
+  db: Db,
+  inputs: readonly string[],
+  options: KbImportOptions = {},
+  now = new Date(),
+): Promise<KbImportReport> {
   const report: KbImportReport = { created: [], updated: [], unchanged: [], removed: 0, skipped: [], passages: 0 };
   const files = await knowledgeFiles(inputs);
   const defaultLang = normaliseLang(options.lang);
@@ -68,7 +73,10 @@ export async function importKnowledge(db: Db, inputs: readonly string[], options
     } else {
       content = new TextDecoder('utf-8').decode(bytes);
     }
-    const fallback = path.basename(file).replace(/\.[^.]+$/, '').replace(/[-_]+/g, ' ');
+    const fallback = path
+      .basename(file)
+      .replace(/\.[^.]+$/, '')
+      .replace(/[-_]+/g, ' ');
     const parsed = parseKbDocument(content, format, pdfTitle ?? fallback);
     if (parsed.passages.length === 0) {
       report.skipped.push({ source, reason: 'no text' });

@@ -63,6 +63,11 @@ export function buildProgram(): Command {
     .option('--report <file>', 'write the JSON report here instead of stdout')
     .option('--address <address>', "the support mailbox's own address (default: SUPPORT_ADDRESS)")
     .option('--data-dir <dir>', 'keep the embedded database in this new or empty folder (then DATA_DIR=<dir> support-agent profile ...)')
+    .option(
+      '--kb <path>',
+      'import this knowledge-base folder or file into the replay database first (repeatable)',
+      (value: string, all: string[] = []) => [...all, value],
+    )
     .option('--no-settle', 'stop at the last mail instead of running the clock on past QUIET_AFTER (due promotions, expiry sweeps)')
     .action(runReplayCommand);
 
@@ -133,7 +138,7 @@ export function buildProgram(): Command {
     .description('import Markdown, HTML, text and PDF files (folders searched recursively); unchanged documents are kept')
     .argument('<paths...>', 'files or folders')
     .option('--prune', 'remove documents that are not among these files')
-    .option('--lang <code>', "the language of documents that do not say their own (e.g. en, de)")
+    .option('--lang <code>', 'the language of documents that do not say their own (e.g. en, de)')
     .option('--tag <tag>', 'a tag for every imported document (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--json', 'print the report as JSON')
     .action(runKbImport);

@@ -37,7 +37,10 @@ export function pdfText(bytes: Uint8Array, limits: PdfLimits = DEFAULT_PDF_LIMIT
       stdout: true,
       stderr: true,
     });
-    const timer = setTimeout(() => finish({ ok: false, reason: `reading the PDF took longer than ${limits.timeoutMs} ms` }), limits.timeoutMs);
+    const timer = setTimeout(
+      () => finish({ ok: false, reason: `reading the PDF took longer than ${limits.timeoutMs} ms` }),
+      limits.timeoutMs,
+    );
     worker.on('message', (message: unknown) => finish(parsePdfReply(message)));
     worker.on('error', (error) => finish({ ok: false, reason: `the PDF reader failed: ${error.message.slice(0, 200)}` }));
     worker.on('exit', (code) => finish({ ok: false, reason: `the PDF reader stopped (exit code ${code})` }));

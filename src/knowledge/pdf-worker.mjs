@@ -37,7 +37,13 @@ async function extract() {
   }
   const title = (await pdf.getMetadata().catch(() => null))?.info?.Title ?? null;
   await pdf.destroy();
-  return { ok: true, text: pages.join('\n\n').slice(0, maxChars), pages: count, totalPages: pdf.numPages, title: typeof title === 'string' ? title : null };
+  return {
+    ok: true,
+    text: pages.join('\n\n').slice(0, maxChars),
+    pages: count,
+    totalPages: pdf.numPages,
+    title: typeof title === 'string' ? title : null,
+  };
 }
 
 extract().then(

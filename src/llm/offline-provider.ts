@@ -63,7 +63,10 @@ function extractiveAnswer(request: TurnRequest): { lines: string[]; citations: M
   const top = request.knowledge?.[0];
   const latest = request.emails.at(-1);
   if (!top || !latest) return null;
-  const terms = kbQueryTerms(`${request.thread.subject}\n${latest.text.slice(0, 2_000)}`);
+  // The question, not the whole email: its subject and the sentences that ask something (a
+  // greeting, a signature or a story around the question would dilute the coverage).
+  const asked = sentences(latest.text.slice(0, 2_000)).filter((sentence) => REQUEST.test(sentence));
+  const terms = kbQueryTerms(`${request.thread.subject}\n${asked.length > 0 ? asked.join(' ') : latest.text.slice(0, 300)}`);
   if (terms.length < 2 || termCoverage(terms, searchableText(`${top.titlePath}\n${top.text}`)) < ANSWER_COVERAGE) return null;
   const lines = top.text
     .split('\n')

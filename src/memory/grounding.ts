@@ -116,7 +116,13 @@ export function checkGrounding(input: GroundingInput): GroundingReview {
     const [kind, ...rest] = citation.source.trim().split(':');
     const ref = rest.join(':').trim();
     const sourceText =
-      kind === 'kb' ? passages.get(ref) : kind === 'profile' ? facts.get(ref) : kind === 'message' ? messages.get(stripBrackets(ref)) : undefined;
+      kind === 'kb'
+        ? passages.get(ref)
+        : kind === 'profile'
+          ? facts.get(ref)
+          : kind === 'message'
+            ? messages.get(stripBrackets(ref))
+            : undefined;
     if (sourceText === undefined) {
       add({
         rule: 'citation-unknown-source',
@@ -153,7 +159,11 @@ export function checkGrounding(input: GroundingInput): GroundingReview {
     // Restating the customer or the profile is not a claim of ours.
     if (containsFolded(customerFolded, foldText(sentence))) continue;
     if (!CLAIM_CUES.test(sentence) && numbers.every((n) => customerNumbers.has(n))) continue;
-    add({ rule: 'unsupported-claim', excerpt: excerpt(sentence), reason: 'states a fact, step, number or policy that no citation supports' });
+    add({
+      rule: 'unsupported-claim',
+      excerpt: excerpt(sentence),
+      reason: 'states a fact, step, number or policy that no citation supports',
+    });
   }
   return { findings, citedPassages };
 }

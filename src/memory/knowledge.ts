@@ -85,7 +85,13 @@ export function parseKbDocument(
     const titlePath = clip(headings.join(' > '), 500);
     for (const part of chunk(section.lines, limits.maxPassageTokens)) {
       if (passages.length >= limits.maxPassages) break;
-      passages.push({ ordinal: passages.length, titlePath, text: part, searchText: searchableText(`${titlePath}\n${part}`), tokens: countTokens(part) });
+      passages.push({
+        ordinal: passages.length,
+        titlePath,
+        text: part,
+        searchText: searchableText(`${titlePath}\n${part}`),
+        tokens: countTokens(part),
+      });
     }
   }
   return { title, lang: meta.lang, tags: meta.tags, passages };
@@ -247,7 +253,12 @@ function htmlLang(html: string): string | null {
 }
 
 function decodeBasicEntities(text: string): string {
-  return text.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+  return text
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 }
 
 /** Before rendering, each h1-h6 gets a Markdown heading mark on its first text, so sections survive. */
@@ -345,8 +356,20 @@ export interface KnowledgePassage {
 }
 
 /** What the reply turn searches with: the subject, the newest email (capped), the thread's open items and intent. */
-export function knowledgeQuery(input: { subject: string; latestText: string; openItems: readonly string[]; currentIntent: string; tags: readonly string[] }): string {
-  return [input.subject, input.latestText.slice(0, 2_000), ...input.openItems.slice(0, 5), input.currentIntent.replace(/_/g, ' '), ...input.tags.slice(0, 5).map((t) => t.replace(/_/g, ' '))]
+export function knowledgeQuery(input: {
+  subject: string;
+  latestText: string;
+  openItems: readonly string[];
+  currentIntent: string;
+  tags: readonly string[];
+}): string {
+  return [
+    input.subject,
+    input.latestText.slice(0, 2_000),
+    ...input.openItems.slice(0, 5),
+    input.currentIntent.replace(/_/g, ' '),
+    ...input.tags.slice(0, 5).map((t) => t.replace(/_/g, ' ')),
+  ]
     .filter((s) => s.trim() !== '')
     .join('\n');
 }

@@ -115,7 +115,10 @@ function draftSources(value: unknown): DraftSource[] {
 async function withPassages(db: DbClient, cards: DraftCard[]): Promise<DraftCard[]> {
   const ids = [...new Set(cards.flatMap((c) => c.sources.filter((s) => s.source.startsWith('kb:')).map((s) => s.source.slice(3))))];
   if (ids.length === 0) return cards;
-  const rows = await db.kbPassage.findMany({ where: { id: { in: ids } }, select: { id: true, titlePath: true, text: true, document: { select: { source: true } } } });
+  const rows = await db.kbPassage.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, titlePath: true, text: true, document: { select: { source: true } } },
+  });
   const byId = new Map(rows.map((p) => [p.id, { titlePath: p.titlePath, text: p.text, document: p.document.source }]));
   for (const card of cards) for (const s of card.sources) if (s.source.startsWith('kb:')) s.passage = byId.get(s.source.slice(3)) ?? null;
   return cards;

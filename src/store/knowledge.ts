@@ -43,7 +43,14 @@ export type KbStoreOutcome = { kind: 'created' | 'updated' | 'unchanged'; id: st
 /** Stores a document and its passages; a changed document's passages are replaced (new ids). */
 export async function storeKbDocument(db: Db, input: KbDocumentInput, now: Date): Promise<KbStoreOutcome> {
   const existing = await db.kbDocument.findUnique({ where: { source: input.source } });
-  const meta = { title: input.title, format: input.format, lang: input.lang, tags: input.tags, contentHash: input.contentHash, bytes: input.bytes };
+  const meta = {
+    title: input.title,
+    format: input.format,
+    lang: input.lang,
+    tags: input.tags,
+    contentHash: input.contentHash,
+    bytes: input.bytes,
+  };
   if (existing && existing.contentHash === input.contentHash && existing.lang === input.lang && sameTags(existing.tags, input.tags))
     return { kind: 'unchanged', id: existing.id };
   const id = existing?.id ?? newId('kb');
@@ -94,7 +101,9 @@ export async function listKbDocuments(db: DbClient): Promise<KbDocumentRecord[]>
 export async function loadKbDocument(
   db: DbClient,
   ref: string,
-): Promise<(KbDocumentRecord & { passageList: Array<{ id: string; ordinal: number; titlePath: string; text: string; tokens: number }> }) | null> {
+): Promise<
+  (KbDocumentRecord & { passageList: Array<{ id: string; ordinal: number; titlePath: string; text: string; tokens: number }> }) | null
+> {
   const doc = await db.kbDocument.findFirst({
     where: { OR: [{ id: ref }, { source: ref }] },
     include: { passages: { orderBy: { ordinal: 'asc' } } },
@@ -160,7 +169,10 @@ export async function searchKbPassages(sql: SqlExecutor, terms: readonly string[
 }
 
 /** Passages by id (for the console's sources beside a draft), in no particular order. */
-export async function loadKbPassages(db: DbClient, ids: readonly string[]): Promise<Array<{ id: string; titlePath: string; text: string; source: string }>> {
+export async function loadKbPassages(
+  db: DbClient,
+  ids: readonly string[],
+): Promise<Array<{ id: string; titlePath: string; text: string; source: string }>> {
   if (ids.length === 0) return [];
   const rows = await db.kbPassage.findMany({ where: { id: { in: [...ids] } }, include: { document: { select: { source: true } } } });
   return rows.map((p) => ({ id: p.id, titlePath: p.titlePath, text: p.text, source: p.document.source }));

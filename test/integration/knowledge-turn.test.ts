@@ -16,7 +16,9 @@ let exportPassage: string;
 beforeAll(async () => {
   h = await startAgentHarness({ REPLY_MODE: 'send' });
   await importKnowledge(h.runtime.db, [KNOWLEDGE_DOCS], { lang: 'en' });
-  const passage = await h.runtime.db.kbPassage.findFirstOrThrow({ where: { titlePath: 'Exporting reports to Excel and CSV > Export a report' } });
+  const passage = await h.runtime.db.kbPassage.findFirstOrThrow({
+    where: { titlePath: 'Exporting reports to Excel and CSV > Export a report' },
+  });
   exportPassage = passage.id;
 }, 60_000);
 afterAll(async () => {
@@ -26,7 +28,9 @@ afterAll(async () => {
 async function draftAfter(question: string, answer: ReturnType<typeof turnAnswer> & { citations?: unknown[] }) {
   const before = h.llm.requests.length;
   h.llm.enqueue({ kind: 'json', content: answer });
-  const ingested = await h.ingest(customerEmail({ from: `kb-${Math.random().toString(36).slice(2)}@customer.example`, subject: 'Question', body: question }));
+  const ingested = await h.ingest(
+    customerEmail({ from: `kb-${Math.random().toString(36).slice(2)}@customer.example`, subject: 'Question', body: question }),
+  );
   const drafts = await waitFor(
     () => h.runtime.db.draft.findMany({ where: { threadId: ingested.threadId! } }),
     (d) => d.length === 1 && d[0]!.status !== 'queued' && d[0]!.status !== 'sending',
@@ -38,15 +42,19 @@ async function draftAfter(question: string, answer: ReturnType<typeof turnAnswer
   return { draft: drafts[0]!, user };
 }
 
-const STEPS = ['1. Open the report you want to export.', '2. Click Export in the top right corner.', '3. Choose Excel (.xlsx) or CSV and click Download.'];
+const STEPS = [
+  '1. Open the report you want to export.',
+  '2. Click Export in the top right corner.',
+  '3. Choose Excel (.xlsx) or CSV and click Download.',
+];
 
 describe('knowledge in a reply turn', () => {
   it('puts the matching passage in the prompt; a draft citing it truly is sent with its citations stored', async () => {
     const citations = STEPS.map((step) => ({ sentence: step, source: `kb:${exportPassage}`, quote: step.slice(3) }));
-    const { draft, user } = await draftAfter(
-      'Hello, how do I export a report to Excel?',
-      { ...turnAnswer({ body: ['Hello,', '', 'here is how:', ...STEPS, '', 'Acme Support'].join('\n') }), citations },
-    );
+    const { draft, user } = await draftAfter('Hello, how do I export a report to Excel?', {
+      ...turnAnswer({ body: ['Hello,', '', 'here is how:', ...STEPS, '', 'Acme Support'].join('\n') }),
+      citations,
+    });
     expect(user).toContain(`[kb:${exportPassage}] Exporting reports to Excel and CSV > Export a report`);
     expect(user).toContain('Click Export in the top right corner.');
     expect(draft.flags).toEqual([]);
@@ -77,7 +85,9 @@ describe('knowledge in a reply turn', () => {
     });
     expect(user).toContain('19 EUR per seat per month');
     expect(draft).toMatchObject({ status: 'draft', needsHuman: true });
-    expect(draft.flags).toEqual([expect.objectContaining({ rule: 'unsupported-claim', excerpt: 'The Business plan costs 19 EUR per seat per month.' })]);
+    expect(draft.flags).toEqual([
+      expect.objectContaining({ rule: 'unsupported-claim', excerpt: 'The Business plan costs 19 EUR per seat per month.' }),
+    ]);
   });
 
   it('holds a draft that cites a source it was never given', async () => {
@@ -87,6 +97,8 @@ describe('knowledge in a reply turn', () => {
       citations: [{ sentence, source: 'kb:kp_made_up', quote: 'within 60 days' }],
     });
     expect(draft).toMatchObject({ status: 'draft', needsHuman: true });
-    expect((draft.flags as Array<{ rule: string }>).map((f) => f.rule)).toEqual(expect.arrayContaining(['citation-unknown-source', 'unsupported-claim']));
+    expect((draft.flags as Array<{ rule: string }>).map((f) => f.rule)).toEqual(
+      expect.arrayContaining(['citation-unknown-source', 'unsupported-claim']),
+    );
   });
 });

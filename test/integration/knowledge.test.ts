@@ -68,7 +68,10 @@ describe.each(backends)('the knowledge base on $name', ({ name, open }) => {
 
   it('re-imports: unchanged documents kept, a changed one updated, a missing one pruned, a hostile PDF skipped', async () => {
     const before = await loadKbDocument(database.prisma, 'billing/refunds.md');
-    await appendFile(path.join(folder, 'exports/excel-export.md'), '\n## Scheduled exports\nSchedule a weekly export under Settings > Exports > Schedule.\n');
+    await appendFile(
+      path.join(folder, 'exports/excel-export.md'),
+      '\n## Scheduled exports\nSchedule a weekly export under Settings > Exports > Schedule.\n',
+    );
     await rm(path.join(folder, 'product/webhooks.md'));
     await writeFile(path.join(folder, 'broken.pdf'), Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2000, 0x41)]));
     const report = await importKnowledge(database.prisma, [folder], { prune: true, lang: 'en' });
@@ -92,7 +95,9 @@ describe.each(backends)('the knowledge base on $name', ({ name, open }) => {
       await rm(fresh, { recursive: true, force: true });
     }
     const result = await knowledgeRecall(database.sql, 5);
-    process.stdout.write(`knowledge recall@5 on ${name}: ${result.hits}/${result.answerable} = ${result.recall.toFixed(3)}; misses: ${JSON.stringify(result.misses)}\n`);
+    process.stdout.write(
+      `knowledge recall@5 on ${name}: ${result.hits}/${result.answerable} = ${result.recall.toFixed(3)}; misses: ${JSON.stringify(result.misses)}\n`,
+    );
     expect(result.answerable).toBeGreaterThanOrEqual(60);
     expect(result.recall).toBeGreaterThanOrEqual(0.85);
     const top1 = await knowledgeRecall(database.sql, 1);

@@ -21,7 +21,9 @@ const questionsSchema = z.array(
 export type LabelledQuestion = z.infer<typeof questionsSchema>[number];
 
 export function labelledQuestions(): LabelledQuestion[] {
-  return questionsSchema.parse(JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../fixtures/knowledge/questions.json'), 'utf8')));
+  return questionsSchema.parse(
+    JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../fixtures/knowledge/questions.json'), 'utf8')),
+  );
 }
 
 export interface RecallResult {
@@ -76,10 +78,23 @@ export async function offlineDraftGrounding(sql: SqlExecutor, k: number): Promis
   const rows = await sql.query(`SELECT p."id", d."source" FROM "KbPassage" p JOIN "KbDocument" d ON d."id" = p."documentId"`);
   const sourceOf = new Map(rows.map((r) => [String(r['id']), String(r['source'])]));
   const provider = new OfflineProvider();
-  const result: OfflineDraftResult = { noAnswerClean: 0, noAnswer: 0, noAnswerAnswered: 0, answeredFromLabel: 0, answerable: 0, flagged: [] };
+  const result: OfflineDraftResult = {
+    noAnswerClean: 0,
+    noAnswer: 0,
+    noAnswerAnswered: 0,
+    answeredFromLabel: 0,
+    answerable: 0,
+    flagged: [],
+  };
   for (const q of labelledQuestions()) {
     const passages = await searchKbPassages(sql, kbQueryTerms(q.question), k);
-    const email = { messageId: `<${q.id}@customer.example>`, fromAddress: 'customer@customer.example', fromName: 'Sam Lee', date: new Date('2026-11-20T10:00:00Z'), text: q.question };
+    const email = {
+      messageId: `<${q.id}@customer.example>`,
+      fromAddress: 'customer@customer.example',
+      fromName: 'Sam Lee',
+      date: new Date('2026-11-20T10:00:00Z'),
+      text: q.question,
+    };
     const thread = { subject: q.question, summary: '', openItems: [], currentIntent: '', tags: [], status: 'open' as const };
     const answer = await provider.messageTurn({
       prompt: { system: '', user: '' },
@@ -106,7 +121,8 @@ export async function offlineDraftGrounding(sql: SqlExecutor, k: number): Promis
       if (answer.value.citations.length > 0) result.noAnswerAnswered++;
     } else {
       result.answerable++;
-      const label = (id: string) => passages.find((p) => p.id === id && q.answers.some((a) => sourceOf.get(id) === a.doc && p.titlePath.includes(a.section)));
+      const label = (id: string) =>
+        passages.find((p) => p.id === id && q.answers.some((a) => sourceOf.get(id) === a.doc && p.titlePath.includes(a.section)));
       if (review.findings.length === 0 && review.citedPassages.some((id) => label(id))) result.answeredFromLabel++;
     }
   }

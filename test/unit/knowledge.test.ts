@@ -4,7 +4,25 @@ import { kbFormatOf, kbQueryTerms, parseKbDocument, searchableText, termCoverage
 describe('reading a knowledge document into passages', () => {
   it('splits Markdown along its headings and keeps the heading path', () => {
     const doc = parseKbDocument(
-      ['---', 'title: Refunds', 'lang: en-GB', 'tags: [Billing, refunds]', '---', '# Refunds', 'Intro text.', '', '## Refund window', 'Within 14 days.', '', '### Annual plans', 'Pro rata.', '', '## How to', '1. Reply.', '2. Wait.'].join('\n'),
+      [
+        '---',
+        'title: Refunds',
+        'lang: en-GB',
+        'tags: [Billing, refunds]',
+        '---',
+        '# Refunds',
+        'Intro text.',
+        '',
+        '## Refund window',
+        'Within 14 days.',
+        '',
+        '### Annual plans',
+        'Pro rata.',
+        '',
+        '## How to',
+        '1. Reply.',
+        '2. Wait.',
+      ].join('\n'),
       'markdown',
       'refunds',
     );
@@ -19,7 +37,11 @@ describe('reading a knowledge document into passages', () => {
   });
 
   it('ignores headings inside code fences and reads setext headings', () => {
-    const doc = parseKbDocument(['Guide', '=====', 'Text.', '```', '# not a heading', '```', 'Setup', '-----', 'Steps.'].join('\n'), 'markdown', 'x');
+    const doc = parseKbDocument(
+      ['Guide', '=====', 'Text.', '```', '# not a heading', '```', 'Setup', '-----', 'Steps.'].join('\n'),
+      'markdown',
+      'x',
+    );
     expect(doc.passages.map((p) => p.titlePath)).toEqual(['Guide', 'Guide > Setup']);
     expect(doc.passages[0]!.text).toContain('# not a heading');
   });
@@ -37,7 +59,11 @@ describe('reading a knowledge document into passages', () => {
 
   it('splits a long section at paragraphs, and a long paragraph at sentence ends, under the token cap', () => {
     const paragraph = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} explains one more detail of the feature.`).join(' ');
-    const doc = parseKbDocument(`# Long\n\n${paragraph}\n\nShort closing paragraph.`, 'markdown', 'x', { maxChars: 100_000, maxPassageTokens: 120, maxPassages: 100 });
+    const doc = parseKbDocument(`# Long\n\n${paragraph}\n\nShort closing paragraph.`, 'markdown', 'x', {
+      maxChars: 100_000,
+      maxPassageTokens: 120,
+      maxPassages: 100,
+    });
     expect(doc.passages.length).toBeGreaterThan(3);
     for (const p of doc.passages) {
       expect(p.tokens).toBeLessThanOrEqual(120);
@@ -50,12 +76,23 @@ describe('reading a knowledge document into passages', () => {
     const doc = parseKbDocument('Importing data\n\nUpload a CSV.\n\nDuplicates are merged.', 'text', 'fallback');
     expect(doc.title).toBe('Importing data');
     expect(doc.passages).toHaveLength(1);
-    const huge = parseKbDocument('# H\n\n' + 'word '.repeat(200_000), 'markdown', 'x', { maxChars: 10_000, maxPassageTokens: 50, maxPassages: 5 });
+    const huge = parseKbDocument('# H\n\n' + 'word '.repeat(200_000), 'markdown', 'x', {
+      maxChars: 10_000,
+      maxPassageTokens: 50,
+      maxPassages: 5,
+    });
     expect(huge.passages).toHaveLength(5);
   });
 
   it('knows its formats by file name', () => {
-    expect(['a.md', 'b.HTML', 'c.htm', 'd.txt', 'e.pdf', 'f.docx'].map(kbFormatOf)).toEqual(['markdown', 'html', 'html', 'text', 'pdf', null]);
+    expect(['a.md', 'b.HTML', 'c.htm', 'd.txt', 'e.pdf', 'f.docx'].map(kbFormatOf)).toEqual([
+      'markdown',
+      'html',
+      'html',
+      'text',
+      'pdf',
+      null,
+    ]);
   });
 });
 

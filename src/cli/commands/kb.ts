@@ -16,7 +16,9 @@ import { listKbDocuments, loadKbDocument, removeKbDocuments, searchKbPassages } 
 async function withKnowledge<T>(existing: 'create' | 'require', work: (runtime: Runtime) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const database = await openDatabase({ ...config, existing });
-  const runtime = await openRuntime(config, createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config), { database });
+  const runtime = await openRuntime(config, createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config), {
+    database,
+  });
   try {
     return await work(runtime);
   } finally {
@@ -24,14 +26,21 @@ async function withKnowledge<T>(existing: 'create' | 'require', work: (runtime: 
   }
 }
 
-const print = (value: unknown): void => void process.stdout.write(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
+const print = (value: unknown): void =>
+  void process.stdout.write(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
 
 export function runKbImport(paths: string[], options: { prune?: boolean; lang?: string; tag?: string[]; json?: boolean }): Promise<void> {
   return withKnowledge('create', async ({ db, now, config }) => {
     const report = await importKnowledge(
       db,
       paths,
-      { prune: options.prune ?? false, ...(options.lang ? { lang: options.lang } : {}), tags: options.tag ?? [], maxFileBytes: config.knowledge.maxFileBytes, pdf: { ...DEFAULT_PDF_LIMITS, timeoutMs: config.knowledge.pdfTimeoutMs } },
+      {
+        prune: options.prune ?? false,
+        ...(options.lang ? { lang: options.lang } : {}),
+        tags: options.tag ?? [],
+        maxFileBytes: config.knowledge.maxFileBytes,
+        pdf: { ...DEFAULT_PDF_LIMITS, timeoutMs: config.knowledge.pdfTimeoutMs },
+      },
       now(),
     );
     if (options.json) return print(report);
@@ -47,7 +56,10 @@ export function runKbList(options: { json?: boolean }): Promise<void> {
     const docs = await listKbDocuments(db);
     if (options.json) return print(docs.map((d) => ({ ...d, updatedAt: d.updatedAt.toISOString() })));
     if (docs.length === 0) return print('The knowledge base is empty (support-agent kb import <folder>).');
-    for (const d of docs) print(`${d.id}  ${d.source}  ${d.format} ${d.lang ?? '--'}  ${d.passages} passage(s)  ${JSON.stringify(d.title)}${d.tags.length ? `  [${d.tags.join(', ')}]` : ''}`);
+    for (const d of docs)
+      print(
+        `${d.id}  ${d.source}  ${d.format} ${d.lang ?? '--'}  ${d.passages} passage(s)  ${JSON.stringify(d.title)}${d.tags.length ? `  [${d.tags.join(', ')}]` : ''}`,
+      );
   });
 }
 

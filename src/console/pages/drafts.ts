@@ -67,9 +67,12 @@ ${draft.body}</textarea>
 function sourceList(sources: DraftCard['sources']): SafeHtml {
   if (sources.length === 0) return html``;
   return html`<details class="sources" open><summary>Sources cited (${sources.length})</summary><ul>${sources.map(
-    (s) => html`<li><strong>${s.source}</strong>${
-      s.passage ? html` · ${s.passage.titlePath} <span class="muted">(${s.passage.document})</span><blockquote>${s.passage.text}</blockquote>` : ''
-    }${s.sentences.length ? html`<p class="muted">Cited for: ${s.sentences.map((t) => `“${t}”`).join(' ')}</p>` : ''}</li>`,
+    (s) =>
+      html`<li><strong>${s.source}</strong>${
+        s.passage
+          ? html` · ${s.passage.titlePath} <span class="muted">(${s.passage.document})</span><blockquote>${s.passage.text}</blockquote>`
+          : ''
+      }${s.sentences.length ? html`<p class="muted">Cited for: ${s.sentences.map((t) => `“${t}”`).join(' ')}</p>` : ''}</li>`,
   )}</ul></details>`;
 }
 
