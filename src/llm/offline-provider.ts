@@ -51,8 +51,8 @@ function usage(prompt: PromptText, value: unknown): { promptTokens: number; comp
   return { promptTokens: countTokens(prompt.system) + countTokens(prompt.user), completionTokens: countTokens(JSON.stringify(value)) };
 }
 
-/** A passage answers the question when this share of the question's terms occur in it. */
-const ANSWER_COVERAGE = 0.5;
+/** A passage answers the question when at least this share of the question's terms occur in it. */
+const ANSWER_COVERAGE = 0.6;
 const ANSWER_LINES = 5;
 
 /**

@@ -177,11 +177,15 @@ function plainSections(text: string): Section[] {
 
 /** Markdown inline markup removed: links keep their text, emphasis and code marks go. */
 function inlineText(text: string): string {
-  return text
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`]+/g, '')
-    .trim();
+  return (
+    text
+      .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/[*`]+/g, '')
+      // _emphasis_ only: snake_case words such as an error code keep their underscores.
+      .replace(/(?<![\p{L}\p{N}])_+([^_\n]+?)_+(?![\p{L}\p{N}])/gu, '$1')
+      .trim()
+  );
 }
 
 /** A section's lines as passages: paragraphs joined up to `maxTokens`, a longer paragraph cut. */

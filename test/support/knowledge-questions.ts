@@ -63,6 +63,8 @@ export interface OfflineDraftResult {
   /** Answerable questions the offline provider answered from a labelled passage (cited, and the gate passed). */
   answeredFromLabel: number;
   answerable: number;
+  /** Answerable questions the offline provider answered from a passage that is not a labelled one. */
+  answeredOther: number;
   /** Drafts (of any question) the gate flagged. */
   flagged: string[];
 }
@@ -84,6 +86,7 @@ export async function offlineDraftGrounding(sql: SqlExecutor, k: number): Promis
     noAnswerAnswered: 0,
     answeredFromLabel: 0,
     answerable: 0,
+    answeredOther: 0,
     flagged: [],
   };
   for (const q of labelledQuestions()) {
@@ -124,6 +127,7 @@ export async function offlineDraftGrounding(sql: SqlExecutor, k: number): Promis
       const label = (id: string) =>
         passages.find((p) => p.id === id && q.answers.some((a) => sourceOf.get(id) === a.doc && p.titlePath.includes(a.section)));
       if (review.findings.length === 0 && review.citedPassages.some((id) => label(id))) result.answeredFromLabel++;
+      else if (answer.value.citations.length > 0) result.answeredOther++;
     }
   }
   return result;
