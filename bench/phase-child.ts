@@ -8,6 +8,7 @@ import { runContextSize } from './phases/context-size.ts';
 import { runHostileMail } from './phases/hostile-mail.ts';
 import { runInitialSync, runSyncFill } from './phases/initial-sync.ts';
 import { runIngestion } from './phases/ingestion.ts';
+import { runKnowledge } from './phases/knowledge.ts';
 import { runLatency } from './phases/latency.ts';
 import { runWorkerThroughput } from './phases/worker-throughput.ts';
 
@@ -20,6 +21,7 @@ const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
   'initial-sync': runInitialSync,
   'sync-fill': runSyncFill,
   'hostile-mail': runHostileMail,
+  knowledge: runKnowledge,
 };
 
 async function main(): Promise<number> {

@@ -19,6 +19,7 @@ const PHASES = [
   'latency',
   'initial-sync',
   'hostile-mail',
+  'knowledge',
 ] as const;
 type Phase = (typeof PHASES)[number];
 /**
@@ -33,6 +34,7 @@ const GROUPS: ReadonlyArray<readonly Phase[]> = [
   ['latency'],
   ['initial-sync', 'context-size'],
   ['hostile-mail'],
+  ['knowledge'],
 ];
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

@@ -17,7 +17,6 @@ const citationSchema = z.object({
   /** The exact words of the source that support the sentence. */
   quote: z.string(),
 });
-export type Citation = z.infer<typeof citationSchema>;
 
 export const messageTurnSchema = z.object({
   reply: z.object({ body: z.string(), needsHuman: z.boolean() }),

@@ -167,13 +167,3 @@ export async function searchKbPassages(sql: SqlExecutor, terms: readonly string[
     score: Number(r['score']),
   }));
 }
-
-/** Passages by id (for the console's sources beside a draft), in no particular order. */
-export async function loadKbPassages(
-  db: DbClient,
-  ids: readonly string[],
-): Promise<Array<{ id: string; titlePath: string; text: string; source: string }>> {
-  if (ids.length === 0) return [];
-  const rows = await db.kbPassage.findMany({ where: { id: { in: [...ids] } }, include: { document: { select: { source: true } } } });
-  return rows.map((p) => ({ id: p.id, titlePath: p.titlePath, text: p.text, source: p.document.source }));
-}
