@@ -8,6 +8,7 @@ import { runContextSize } from './phases/context-size.ts';
 import { runHostileMail } from './phases/hostile-mail.ts';
 import { runInitialSync, runSyncFill } from './phases/initial-sync.ts';
 import { runIngestion } from './phases/ingestion.ts';
+import { runKnowledge } from './phases/knowledge.ts';
 import { runLatency } from './phases/latency.ts';
 import { runPromotionCadence } from './phases/promotion-cadence.ts';
 import { runWorkerThroughput } from './phases/worker-throughput.ts';
@@ -22,6 +23,7 @@ const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
   'sync-fill': runSyncFill,
   'hostile-mail': runHostileMail,
   'promotion-cadence': runPromotionCadence,
+  knowledge: runKnowledge,
 };
 
 async function main(): Promise<number> {

@@ -20,6 +20,7 @@ const PHASES = [
   'initial-sync',
   'hostile-mail',
   'promotion-cadence',
+  'knowledge',
 ] as const;
 type Phase = (typeof PHASES)[number];
 /**
@@ -34,6 +35,7 @@ const GROUPS: ReadonlyArray<readonly Phase[]> = [
   ['latency'],
   ['initial-sync', 'context-size', 'promotion-cadence'],
   ['hostile-mail'],
+  ['knowledge'],
 ];
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

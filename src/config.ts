@@ -142,6 +142,12 @@ const envSchema = z.object({
   PROMOTION_POLICY_FILE: z.string().default('config/promotion-policy.json'),
   MAX_PROFILE_FACTS: positiveInt.default(40),
 
+  // knowledge base
+  KB_TOKEN_CAP: z.coerce.number().int().min(0).default(700),
+  KB_PASSAGES: z.coerce.number().int().min(0).max(20).default(4),
+  KB_MAX_FILE_BYTES: byteSize.default(20 * 1024 * 1024),
+  KB_PDF_TIMEOUT: duration.default(20_000),
+
   // reading mail
   MAX_MESSAGE_BYTES: byteSize.default(40 * 1024 * 1024),
   PARSE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
@@ -241,6 +247,15 @@ function grouped(e: z.output<typeof envSchema>) {
       subjectWindowMs: e.THREAD_SUBJECT_WINDOW,
       policyFile: path.resolve(e.PROMOTION_POLICY_FILE),
       maxProfileFacts: e.MAX_PROFILE_FACTS,
+    },
+    /** The knowledge base: its share of the reply prompt, passages per turn, import bounds. */
+    knowledge: {
+      /** Tokens of the reply prompt given to knowledge passages (0 turns retrieval off). */
+      tokenCap: e.KB_TOKEN_CAP,
+      /** At most this many passages per turn, best first. */
+      passages: e.KB_PASSAGES,
+      maxFileBytes: e.KB_MAX_FILE_BYTES,
+      pdfTimeoutMs: e.KB_PDF_TIMEOUT,
     },
     /** Reading mail: the size cap and the parse workers' number and per-message bounds. */
     mail: {

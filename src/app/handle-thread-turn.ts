@@ -26,6 +26,10 @@ import { reviewReply } from '../memory/reply-guard.ts';
 import { applyPins, applyTurnUpdate, buildCompressionPrompt, type TurnStateUpdate } from '../memory/thread-state.ts';
 import { countTokens } from '../memory/tokens.ts';
 import type { MessageTurn } from '../llm/contracts.ts';
+import { checkGrounding } from '../memory/grounding.ts';
+import { kbQueryTerms, knowledgeQuery, type KnowledgePassage } from '../memory/knowledge.ts';
+import { activeFacts } from '../memory/profile-view.ts';
+import { searchKbPassages } from '../store/knowledge.ts';
 import type { Db } from '../store/database.ts';
 import type { SqlExecutor } from '../store/sql.ts';
 import { beginTurn, commitTurnSql, loadTurnContext, type TurnContextRecords } from '../store/turn-sql.ts';
@@ -56,6 +60,8 @@ export interface TurnSettings {
   extraFreeMailDomains: readonly string[];
   /** The policy's tag vocabulary (tag → when it applies), offered to the model. */
   tagVocabulary: Readonly<Record<string, string>>;
+  /** Knowledge passages per turn and their share of the prompt (KB_PASSAGES, KB_TOKEN_CAP); none when absent. */
+  knowledge?: { tokenCap: number; passages: number };
 }
 
 export interface TurnDeps {
@@ -142,6 +148,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     customer: { addresses: new Set(context.customer.addresses), domain: context.customer.domain, foldPlus: settings.foldPlusAddresses },
   });
   const profile = withheld ? null : context.profile;
+  const knowledge = await findKnowledge(deps, thread.state, emails, withheld !== null);
   const prompt = assembleTurnContext({
     supportName: settings.supportName,
     supportAddress: settings.supportAddress,
@@ -154,6 +161,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     emails,
     now,
     limits: settings.limits,
+    ...(knowledge.length > 0 ? { knowledge: { passages: knowledge, tokenCap: settings.knowledge?.tokenCap ?? 0 } } : {}),
   });
 
   const answered = await deps.provider.messageTurn({
@@ -163,6 +171,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     emails,
     supportName: settings.supportName,
     summaryTokenCap: settings.limits.summaryTokenCap,
+    knowledge: prompt.passages,
   });
   const answer = answered.ok && !withheld ? await withSummaryInCap(deps, threadId, thread.state, answered) : answered;
   // A turn whose context was withheld never rewrites the thread's notes.
@@ -175,6 +184,18 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   const flags: DraftFlag[] = review ? review.findings.map(({ rule, excerpt, reason }) => ({ rule, excerpt, reason })) : [];
   if (answer.ok && answer.value.reply.needsHuman)
     flags.unshift({ rule: 'model-asked', excerpt: '', reason: 'the model asked for a person to handle this' });
+  // Every claim must rest on a source the prompt held (src/memory/grounding.ts).
+  const grounding = answer.ok
+    ? checkGrounding({
+        body,
+        citations: answer.value.citations,
+        passages: prompt.passages,
+        facts: profile ? activeFacts(profile, now).map((f) => ({ key: f.key, value: f.value })) : [],
+        messages: emails.map((e) => ({ messageId: e.messageId, text: e.text })),
+        notes: withheld ? '' : [thread.state.summary, ...thread.state.openItems].join('\n'),
+      })
+    : null;
+  if (grounding) flags.push(...grounding.findings);
   if (!answer.ok) flags.push({ rule: 'invalid-answer', excerpt: '', reason: answer.error.slice(0, 300) });
   // A promise the team has not kept by its due date needs a person, whatever the model thinks.
   const overdue = withheld ? [] : context.profile.outstandingCommitments.filter((c) => c.overdue);
@@ -185,7 +206,12 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
       reason: `${overdue.length} promise(s) to this customer are past their due date`,
     });
   }
-  const needsHuman = !answer.ok || answer.value.reply.needsHuman || (review?.needsHuman ?? false) || overdue.length > 0;
+  const needsHuman =
+    !answer.ok ||
+    answer.value.reply.needsHuman ||
+    (review?.needsHuman ?? false) ||
+    (grounding?.findings.length ?? 0) > 0 ||
+    overdue.length > 0;
   const queuedToSend = settings.replyMode === 'send' && !needsHuman;
   const { draftId, pending } = await storeDraft(deps, {
     turnId,
@@ -195,6 +221,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     body,
     needsHuman,
     flags,
+    citations: answer.ok ? answer.value.citations : [],
     queuedToSend,
     turnStatus: needsHuman ? 'needs_human' : 'drafted',
     prompt: `${prompt.system}\n\n${prompt.user}`,
@@ -273,6 +300,29 @@ function nextThreadState(deps: TurnDeps, threadId: string, previous: ThreadState
   return state;
 }
 
+/**
+ * The knowledge passages for this turn: searched with the subject, the newest email and (unless
+ * the context is withheld) the thread's open items, intent and tags. The knowledge base is the
+ * team's own public text, so a withheld profile does not withhold it.
+ */
+async function findKnowledge(
+  deps: TurnDeps,
+  state: ThreadState,
+  emails: readonly TurnMessage[],
+  withheld: boolean,
+): Promise<KnowledgePassage[]> {
+  const settings = deps.settings.knowledge;
+  if (!settings || settings.passages === 0 || settings.tokenCap === 0) return [];
+  const query = knowledgeQuery({
+    subject: state.subject,
+    latestText: emails.at(-1)?.text ?? '',
+    openItems: withheld ? [] : state.openItems,
+    currentIntent: withheld ? '' : state.currentIntent,
+    tags: withheld ? [] : state.tags,
+  });
+  return searchKbPassages(deps.sql, kbQueryTerms(query), settings.passages);
+}
+
 /** Where the reply goes: the parent's Reply-To when present, else its From (see composeReply). */
 function replyRecipient(parent: TurnMessage): string {
   return parent.replyTo ?? parent.fromAddress;
@@ -327,6 +377,7 @@ interface DraftToStore {
   body: string;
   needsHuman: boolean;
   flags: DraftFlag[];
+  citations?: MessageTurn['citations'];
   queuedToSend: boolean;
   turnStatus: 'drafted' | 'needs_human' | 'failed';
   prompt: string | null;
@@ -357,6 +408,7 @@ async function storeDraft(deps: TurnDeps, d: DraftToStore): Promise<{ draftId: s
       needsHuman: d.needsHuman,
       status: d.queuedToSend ? 'queued' : 'draft',
       flags: d.flags,
+      citations: d.citations ?? [],
     },
     outboundId: newId('m'),
     from: { address: settings.supportAddress, name: settings.supportName },

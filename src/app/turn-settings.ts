@@ -24,5 +24,6 @@ export function turnSettings(
     foldPlusAddresses: config.entity.foldPlusAddresses,
     extraFreeMailDomains: config.entity.extraFreeMailDomains,
     tagVocabulary,
+    knowledge: { tokenCap: config.knowledge.tokenCap, passages: config.knowledge.passages },
   };
 }

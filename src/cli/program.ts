@@ -19,6 +19,7 @@ import {
   runWhy,
 } from './commands/admin.ts';
 import { runServe } from './commands/serve.ts';
+import { runKbImport, runKbList, runKbRemove, runKbSearch, runKbShow } from './commands/kb.ts';
 
 function parseTag(value: string): string {
   if (!/^[a-z0-9][a-z0-9_]{0,59}$/.test(value)) throw new InvalidArgumentError('must be a snake_case tag (billing, p0, feature_request)');
@@ -82,6 +83,11 @@ export function buildProgram(): Command {
     .option('--report <file>', 'write the JSON report here instead of stdout')
     .option('--address <address>', "the support mailbox's own address (default: SUPPORT_ADDRESS)")
     .option('--data-dir <dir>', 'keep the embedded database in this new or empty folder (then DATA_DIR=<dir> support-agent profile ...)')
+    .option(
+      '--kb <path>',
+      'import this knowledge-base folder or file into the replay database first (repeatable)',
+      (value: string, all: string[] = []) => [...all, value],
+    )
     .option('--no-settle', 'stop at the last mail instead of running the clock on past QUIET_AFTER (due promotions, expiry sweeps)')
     .action(runReplayCommand);
 
@@ -158,6 +164,25 @@ export function buildProgram(): Command {
     .option('--yes', 'confirm the erasure')
     .option('--json', 'print what changed as JSON (counts only)')
     .action(runErase);
+
+  const kb = program.command('kb').description('the knowledge base drafts answer from: help-center articles, policies, manuals');
+  kb.command('import')
+    .description('import Markdown, HTML, text and PDF files (folders searched recursively); unchanged documents are kept')
+    .argument('<paths...>', 'files or folders')
+    .option('--prune', 'remove documents that are not among these files')
+    .option('--lang <code>', 'the language of documents that do not say their own (e.g. en, de)')
+    .option('--tag <tag>', 'a tag for every imported document (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--json', 'print the report as JSON')
+    .action(runKbImport);
+  kb.command('list').description('list the documents').option('--json', 'print JSON').action(runKbList);
+  kb.command('show').description('print a document with its passages').argument('<doc>', 'document id or source path').action(runKbShow);
+  kb.command('search')
+    .description('search the passages as a reply turn would')
+    .argument('<query>', 'a question, as a customer would write it')
+    .option('--limit <n>', 'how many passages (default 5)')
+    .option('--json', 'print JSON')
+    .action(runKbSearch);
+  kb.command('remove').description('remove documents').argument('<docs...>', 'document ids or source paths').action(runKbRemove);
 
   return program;
 }

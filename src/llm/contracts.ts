@@ -9,6 +9,16 @@ export const MESSAGE_TURN = 'message_turn';
 export const THREAD_PROMOTION = 'thread_promotion';
 export const SUMMARY_COMPRESSION = 'summary_compression';
 
+/** One claim of a reply and the source that supports it (checked by src/memory/grounding.ts). */
+const citationSchema = z.object({
+  /** The reply's sentence that states the fact, step, number, date or policy. */
+  sentence: z.string(),
+  /** `kb:<passage id>`, `profile:<fact key>` or `message:<Message-ID>`. */
+  source: z.string(),
+  /** The exact words of the source that support the sentence. */
+  quote: z.string(),
+});
+
 export const messageTurnSchema = z.object({
   reply: z.object({ body: z.string(), needsHuman: z.boolean() }),
   summary: z.string(),
@@ -25,6 +35,8 @@ export const messageTurnSchema = z.object({
    * a promotion pass is scheduled right after the turn.
    */
   checkpoint: z.object({ reason: z.string() }).nullable().optional(),
+  /** What the reply's claims rest on; a model that cites nothing sends `[]` (or leaves it out). */
+  citations: z.array(citationSchema).max(50).default([]),
 });
 export type MessageTurn = z.infer<typeof messageTurnSchema>;
 

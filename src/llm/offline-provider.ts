@@ -8,6 +8,7 @@
  * each email, salutations and sign-offs left out); identifiers it recognises are pinned; facts
  * are found by explicit phrase patterns ("please only call me in the evenings"), quoted literally.
  */
+import { kbQueryTerms, searchableText, termCoverage } from '../memory/knowledge.ts';
 import { compressSummary, MAX_PINNED_ITEMS } from '../memory/thread-state.ts';
 import { countTokens } from '../memory/tokens.ts';
 import type { MessageTurn, SummaryCompression, ThreadPromotion } from './contracts.ts';
@@ -51,6 +52,32 @@ function usage(prompt: PromptText, value: unknown): { promptTokens: number; comp
   return { promptTokens: countTokens(prompt.system) + countTokens(prompt.user), completionTokens: countTokens(JSON.stringify(value)) };
 }
 
+/** A passage answers the question when at least this share of the question's terms occur in it. */
+const ANSWER_COVERAGE = 0.6;
+const ANSWER_LINES = 5;
+
+/**
+ * When the best knowledge passage covers the newest email's question well, its first lines (the
+ * steps, the policy) quoted as they are, each cited; otherwise null and the reply acknowledges.
+ */
+function extractiveAnswer(request: TurnRequest): { lines: string[]; citations: MessageTurn['citations'] } | null {
+  const top = request.knowledge?.[0];
+  const latest = request.emails.at(-1);
+  if (!top || !latest) return null;
+  // The question, not the whole email: its subject and the sentences that ask something (a
+  // greeting, a signature or a story around the question would dilute the coverage).
+  const asked = requestsIn(contentSentences(latest.text.slice(0, 2_000)));
+  const terms = kbQueryTerms(`${request.thread.subject}\n${asked.length > 0 ? asked.join(' ') : latest.text.slice(0, 300)}`);
+  if (terms.length < 2 || termCoverage(terms, searchableText(`${top.titlePath}\n${top.text}`)) < ANSWER_COVERAGE) return null;
+  const lines = top.text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && l.length <= 400)
+    .slice(0, ANSWER_LINES);
+  if (lines.length === 0) return null;
+  return { lines, citations: lines.map((line) => ({ sentence: line, source: `kb:${top.id}`, quote: line })) };
+}
+
 export class OfflineProvider implements LlmProvider {
   readonly name = 'offline' as const;
   readonly model = 'offline-rules-v1';
@@ -74,13 +101,17 @@ export class OfflineProvider implements LlmProvider {
     const pinned = [...request.thread.pinnedItems, ...pin];
     const summary = compressSummary(`${request.thread.summary} ${newest}`.trim(), request.summaryTokenCap, pinned);
 
+    const language = detectLanguage(latest?.text ?? request.thread.subject);
+    // The help center is answered from in English replies only (the templates around it are English).
+    const answer = resolved || language !== 'en' ? null : extractiveAnswer(request);
     const body = offlineReply({
-      language: detectLanguage(latest?.text ?? request.thread.subject),
+      language,
       name: firstName(latest?.fromName ?? request.profile?.name ?? null),
       settled: resolved,
       openItems,
       needsHuman,
       supportName: request.supportName,
+      answer: answer?.lines ?? null,
     });
 
     const value: MessageTurn = {
@@ -92,6 +123,7 @@ export class OfflineProvider implements LlmProvider {
       pin,
       unpin: [],
       resolved,
+      citations: answer?.citations ?? [],
     };
     const { promptTokens, completionTokens } = usage(request.prompt, value);
     return { ok: true, value, calls: [{ purpose: 'message_turn', promptTokens, completionTokens, ok: true }] };

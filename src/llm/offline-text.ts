@@ -450,13 +450,17 @@ export function offlineReply(input: {
   openItems: readonly string[];
   needsHuman: boolean;
   supportName: string;
+  /** Lines quoted from the team's help center that answer the question (English replies only). */
+  answer?: readonly string[] | null;
 }): string {
   const t = TEMPLATES[input.language];
+  const answer = input.answer && input.answer.length > 0 && !input.settled ? input.answer : null;
   return [
     t.hello(input.name),
     '',
-    input.settled ? t.settled : t.received,
-    ...(input.openItems.length > 0 && !input.settled ? ['', t.tracking, ...input.openItems.map((i) => `- ${i}`)] : []),
+    input.settled ? t.settled : answer ? 'Thank you for your email. This is what our help center says about it:' : t.received,
+    ...(answer ? ['', ...answer, '', 'If that does not answer your question, just reply and a colleague will help.'] : []),
+    ...(input.openItems.length > 0 && !input.settled && !answer ? ['', t.tracking, ...input.openItems.map((i) => `- ${i}`)] : []),
     ...(input.needsHuman ? ['', t.human] : []),
     '',
     t.regards,

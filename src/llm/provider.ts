@@ -2,6 +2,7 @@
  * One interface for every model behind the product: the OpenAI-compatible provider and the
  * offline rule-based one. Each use case is one method with a zod-validated output.
  */
+import type { KnowledgePassage } from '../memory/knowledge.ts';
 import type { IncomingEmail, ProfileState, ThreadState } from '../memory/types.ts';
 import type { MessageTurn, SummaryCompression, ThreadPromotion } from './contracts.ts';
 
@@ -31,6 +32,8 @@ export interface TurnRequest {
   emails: IncomingEmail[];
   supportName: string;
   summaryTokenCap: number;
+  /** The knowledge passages the prompt holds, best first (empty when none matched). */
+  knowledge?: readonly KnowledgePassage[];
 }
 
 export interface PromotionRequest {

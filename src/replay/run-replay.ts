@@ -7,6 +7,7 @@
  * recorded in the report and handled as the workers handle a last failed attempt; the replay
  * goes on and always ends with a report.
  */
+import { importKnowledge } from '../app/import-knowledge.ts';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { openRuntime } from '../app/runtime.ts';
@@ -40,6 +41,8 @@ export interface ReplayOptions {
    * refused), so the operator commands can inspect it afterwards. In memory when absent.
    */
   dataDir?: string;
+  /** Knowledge-base files or folders imported into the replay's database before the mail (`--kb`). */
+  knowledge?: readonly string[];
   /**
    * Run the virtual clock on to QUIET_AFTER past the last mail, so due promotions, expiry and
    * overdue sweeps happen as in production (default). False stops at the last mail and promotes
@@ -68,6 +71,16 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     let currentFile: string | null = null;
     const record = (failure: Omit<ReplayFailure, 'file'>) =>
       failures.push({ file: currentFile, ...failure, error: failure.error.slice(0, 500) });
+    if (options.knowledge && options.knowledge.length > 0) {
+      const imported = await importKnowledge(
+        runtime.db,
+        options.knowledge,
+        { maxFileBytes: options.config.knowledge.maxFileBytes },
+        clock.now(),
+      );
+      for (const skipped of imported.skipped)
+        record({ threadId: null, stage: 'read', error: `knowledge ${skipped.source}: ${skipped.reason}` });
+    }
     const scheduler = new VirtualScheduler(clock, record);
     const pipeline = runtime.pipeline(scheduler);
     const ingestDeps = runtime.ingestDeps({ pipeline, logger: options.logger });

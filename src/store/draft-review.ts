@@ -28,8 +28,17 @@ export interface DraftCard {
     tags: string[];
     customer: { id: string; name: string | null; key: string };
   };
+  /** What the reply cites (kb passages with their text and document; profile facts and emails by reference). */
+  sources: DraftSource[];
   /** The customer messages the draft answers (its turn's), oldest first. */
   customerWrote: Array<{ id: string; fromAddress: string | null; fromName: string | null; text: string }>;
+}
+
+/** One cited source beside a draft: the sentences that cite it and, for a kb passage, its text. */
+export interface DraftSource {
+  source: string;
+  sentences: string[];
+  passage: { titlePath: string; text: string; document: string } | null;
 }
 
 /** A draft already approved, sent, discarded or failed, for the "recently handled" list. */
@@ -53,6 +62,7 @@ const CARD_SELECT = {
   status: true,
   needsHuman: true,
   flags: true,
+  citations: true,
   error: true,
   createdAt: true,
   sentAt: true,
@@ -88,6 +98,32 @@ function draftFlags(value: unknown): DraftFlag[] {
   });
 }
 
+/** The `citations` column grouped by source, in order of first citation. */
+function draftSources(value: unknown): DraftSource[] {
+  const bySource = new Map<string, DraftSource>();
+  for (const c of Array.isArray(value) ? value : []) {
+    const citation = c as { source?: unknown; sentence?: unknown } | null;
+    if (typeof citation?.source !== 'string') continue;
+    const entry = bySource.get(citation.source) ?? { source: citation.source, sentences: [], passage: null };
+    if (typeof citation.sentence === 'string' && !entry.sentences.includes(citation.sentence)) entry.sentences.push(citation.sentence);
+    bySource.set(citation.source, entry);
+  }
+  return [...bySource.values()];
+}
+
+/** The cited knowledge passages' text, looked up in one query (a passage since removed stays null). */
+async function withPassages(db: DbClient, cards: DraftCard[]): Promise<DraftCard[]> {
+  const ids = [...new Set(cards.flatMap((c) => c.sources.filter((s) => s.source.startsWith('kb:')).map((s) => s.source.slice(3))))];
+  if (ids.length === 0) return cards;
+  const rows = await db.kbPassage.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, titlePath: true, text: true, document: { select: { source: true } } },
+  });
+  const byId = new Map(rows.map((p) => [p.id, { titlePath: p.titlePath, text: p.text, document: p.document.source }]));
+  for (const card of cards) for (const s of card.sources) if (s.source.startsWith('kb:')) s.passage = byId.get(s.source.slice(3)) ?? null;
+  return cards;
+}
+
 function toCard(row: CardRow): DraftCard {
   const { thread } = row;
   return {
@@ -98,6 +134,7 @@ function toCard(row: CardRow): DraftCard {
     status: row.status,
     needsHuman: row.needsHuman,
     flags: draftFlags(row.flags),
+    sources: draftSources(row.citations),
     error: row.error,
     createdAt: row.createdAt,
     sentAt: row.sentAt,
@@ -121,7 +158,7 @@ export async function draftsToReview(db: DbClient, limit: number, tag?: string):
     take: limit,
     select: CARD_SELECT,
   });
-  return rows.map(toCard);
+  return withPassages(db, rows.map(toCard));
 }
 
 export async function countDraftsToReview(db: DbClient, tag?: string): Promise<number> {
@@ -135,7 +172,7 @@ function reviewWhere(tag: string | undefined): Prisma.DraftWhereInput {
 /** Every reply of a thread, oldest first. */
 export async function threadDraftCards(db: DbClient, threadId: string): Promise<DraftCard[]> {
   const rows = await db.draft.findMany({ where: { threadId }, orderBy: { createdAt: 'asc' }, select: CARD_SELECT });
-  return rows.map(toCard);
+  return withPassages(db, rows.map(toCard));
 }
 
 /** Drafts no longer under review, most recently changed first. */

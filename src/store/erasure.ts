@@ -40,6 +40,7 @@ export interface ErasureColumn {
 const ID = 'an identifier the product generates';
 const ENUM = 'one of a fixed set of values';
 const OURS = "the support mailbox's own configuration";
+const KB = "the team's own knowledge base, imported by an operator: no customer data";
 const IDENTITY = "another customer's identity key (erase that customer to remove it)";
 
 const col = (table: string, column: string, treatment: ColumnTreatment, why?: string): ErasureColumn =>
@@ -137,6 +138,7 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
   col('Draft', 'status', 'exempt', ENUM),
   col('Draft', 'error', 'text'),
   col('Draft', 'flags', 'json'),
+  col('Draft', 'citations', 'json'),
   col('ProfileFact', 'id', 'exempt', ID),
   col('ProfileFact', 'entityId', 'exempt', ID),
   col('ProfileFact', 'key', 'text'),
@@ -191,6 +193,18 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
   col('ConsoleSession', 'tokenHash', 'exempt', 'a hash of a login token'),
   col('ConsoleSession', 'csrfToken', 'exempt', 'a random token'),
   col('ConsoleSession', 'passwordCheck', 'exempt', 'an HMAC of a login token'),
+  col('KbDocument', 'id', 'exempt', ID),
+  col('KbDocument', 'source', 'exempt', KB),
+  col('KbDocument', 'title', 'exempt', KB),
+  col('KbDocument', 'format', 'exempt', ENUM),
+  col('KbDocument', 'lang', 'exempt', ENUM),
+  col('KbDocument', 'tags', 'exempt', KB),
+  col('KbDocument', 'contentHash', 'exempt', KB),
+  col('KbPassage', 'id', 'exempt', ID),
+  col('KbPassage', 'documentId', 'exempt', ID),
+  col('KbPassage', 'titlePath', 'exempt', KB),
+  col('KbPassage', 'text', 'exempt', KB),
+  col('KbPassage', 'searchText', 'exempt', KB),
 ];
 
 /** What the prompt of a turn becomes when it carried a message of the erased customer. */

@@ -302,9 +302,9 @@ upd AS (
   RETURNING t."id"
 ), draft AS (
   INSERT INTO "Draft" ("id", "turnId", "threadId", "mailboxId", "toAddress", "subject", "body", "messageId", "inReplyTo", "references",
-                       "needsHuman", "flags", "status", "createdAt", "updatedAt")
+                       "needsHuman", "flags", "citations", "status", "createdAt", "updatedAt")
   SELECT d->>'id', c.j->>'turnId', c.j->>'threadId', c.j->>'mailboxId', d->>'toAddress', d->>'subject', d->>'body', d->>'messageId',
-         d->>'inReplyTo', d->'references', (d->>'needsHuman')::boolean, d->'flags', d->>'status', (c.j->>'now')::timestamp, (c.j->>'now')::timestamp
+         d->>'inReplyTo', d->'references', (d->>'needsHuman')::boolean, d->'flags', coalesce(d->'citations', '[]'::jsonb), d->>'status', (c.j->>'now')::timestamp, (c.j->>'now')::timestamp
   FROM c CROSS JOIN upd CROSS JOIN LATERAL (SELECT c.j->'draft' AS d) x
   RETURNING "id"
 ), outbound AS (
@@ -359,6 +359,8 @@ export interface TurnCommitSql {
     needsHuman: boolean;
     status: 'draft' | 'queued';
     flags: DraftFlag[];
+    /** The reply's citations, as the model gave them (the gate's findings are in `flags`). */
+    citations?: ReadonlyArray<{ sentence: string; source: string; quote: string }>;
   };
   /** Id of the outbound message row that mirrors the draft. */
   outboundId: string;

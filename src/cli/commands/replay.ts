@@ -10,6 +10,8 @@ export interface ReplayCommandOptions {
   report?: string;
   address?: string;
   dataDir?: string;
+  /** Knowledge-base folders or files to import first. */
+  kb?: string[];
   /** Commander's `--no-settle`: false when given. */
   settle?: boolean;
 }
@@ -28,6 +30,7 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
     logger,
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     settle: options.settle ?? true,
+    ...(options.kb ? { knowledge: options.kb } : {}),
     progress: (done, total) => {
       const now = Date.now();
       if (done === total || now - lastShown > 2000) {

@@ -64,6 +64,19 @@ ${draft.body}</textarea>
   </details>`;
 }
 
+/** The sources the reply cites, each with the sentences that cite it; a knowledge passage with its text. */
+function sourceList(sources: DraftCard['sources']): SafeHtml {
+  if (sources.length === 0) return html``;
+  return html`<details class="sources" open><summary>Sources cited (${sources.length})</summary><ul>${sources.map(
+    (s) =>
+      html`<li><strong>${s.source}</strong>${
+        s.passage
+          ? html` · ${s.passage.titlePath} <span class="muted">(${s.passage.document})</span><blockquote>${s.passage.text}</blockquote>`
+          : ''
+      }${s.sentences.length ? html`<p class="muted">Cited for: ${s.sentences.map((t) => `“${t}”`).join(' ')}</p>` : ''}</li>`,
+  )}</ul></details>`;
+}
+
 /** Why the draft needs a person (the outbound guard's findings and similar). */
 function flagList(flags: readonly DraftFlag[]): SafeHtml {
   if (flags.length === 0) return html``;
@@ -151,6 +164,7 @@ export function draftCard(draft: DraftCard, session: Session, returnTo: ReturnTo
     <section aria-label="Draft reply">
       ${heading(sub, 'Draft reply')}
       ${mailText(draft.body)}
+      ${sourceList(draft.sources)}
       ${draft.status === 'draft' ? draftActions(draft, session, returnTo, canSend) : ''}
     </section>
     <aside class="context" aria-label="Thread context">

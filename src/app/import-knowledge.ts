@@ -1,0 +1,153 @@
+/**
+ * `support-agent kb import`: help-center files (Markdown, HTML, plain text, PDF) into the
+ * knowledge base. A document is keyed by its path relative to the folder given (its file name
+ * when a file is given); one whose bytes, language and tags are unchanged is left as it is, a
+ * changed one gets new passages, and `prune` removes every document this import did not see.
+ */
+import { createHash } from 'node:crypto';
+import { open, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../errors.ts';
+import { kbFormatOf, normaliseLang, normaliseTags, parseKbDocument, type KbFormat } from '../memory/knowledge.ts';
+import { DEFAULT_PDF_LIMITS, pdfText, type PdfLimits } from '../knowledge/pdf-text.ts';
+import type { Db } from '../store/database.ts';
+import { listKbDocuments, removeKbDocuments, storeKbDocument } from '../store/knowledge.ts';
+
+export interface KbImportOptions {
+  /** Remove documents not among the files of this import. */
+  prune?: boolean;
+  /** The language of documents that do not say their own. */
+  lang?: string;
+  /** Tags added to every document of this import. */
+  tags?: readonly string[];
+  /** A larger file is skipped (reported), never read whole. */
+  maxFileBytes?: number;
+  pdf?: PdfLimits;
+}
+
+export const KB_MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+export interface KbImportReport {
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+  removed: number;
+  skipped: Array<{ source: string; reason: string }>;
+  passages: number;
+}
+
+interface KbFile {
+  file: string;
+  source: string;
+  format: KbFormat;
+}
+
+export async function importKnowledge(
+  db: Db,
+  inputs: readonly string[],
+  options: KbImportOptions = {},
+  now = new Date(),
+): Promise<KbImportReport> {
+  const report: KbImportReport = { created: [], updated: [], unchanged: [], removed: 0, skipped: [], passages: 0 };
+  const files = await knowledgeFiles(inputs);
+  const defaultLang = normaliseLang(options.lang);
+  if (options.lang && !defaultLang) throw new AppError('USAGE', `--lang: "${options.lang.slice(0, 20)}" is not a two-letter language code`);
+  const extraTags = normaliseTags(options.tags ?? []);
+  const maxBytes = options.maxFileBytes ?? KB_MAX_FILE_BYTES;
+  for (const { file, source, format } of files) {
+    const bytes = await readCapped(file, maxBytes);
+    if (!bytes) {
+      report.skipped.push({ source, reason: `larger than ${maxBytes} bytes` });
+      continue;
+    }
+    let content: string;
+    let pdfTitle: string | null = null;
+    if (format === 'pdf') {
+      const pdf = await pdfText(bytes, options.pdf ?? DEFAULT_PDF_LIMITS);
+      if (!pdf.ok) {
+        report.skipped.push({ source, reason: pdf.reason });
+        continue;
+      }
+      content = pdf.text;
+      pdfTitle = pdf.title;
+    } else {
+      content = new TextDecoder('utf-8').decode(bytes);
+    }
+    const fallback = path
+      .basename(file)
+      .replace(/\.[^.]+$/, '')
+      .replace(/[-_]+/g, ' ');
+    const parsed = parseKbDocument(content, format, pdfTitle ?? fallback);
+    if (parsed.passages.length === 0) {
+      report.skipped.push({ source, reason: 'no text' });
+      continue;
+    }
+    const outcome = await storeKbDocument(
+      db,
+      {
+        source,
+        title: parsed.title,
+        format,
+        lang: parsed.lang ?? defaultLang,
+        tags: normaliseTags([...parsed.tags, ...extraTags]),
+        contentHash: createHash('sha256').update(bytes).digest('hex'),
+        bytes: bytes.length,
+        passages: parsed.passages,
+      },
+      now,
+    );
+    report[outcome.kind].push(source);
+    report.passages += parsed.passages.length;
+  }
+  if (options.prune) {
+    const seen = new Set(files.map((f) => f.source));
+    const gone = (await listKbDocuments(db)).filter((d) => !seen.has(d.source)).map((d) => d.id);
+    report.removed = await removeKbDocuments(db, gone);
+  }
+  return report;
+}
+
+/** The files to import, each with its source key, sorted; files of other kinds are ignored. */
+async function knowledgeFiles(inputs: readonly string[]): Promise<KbFile[]> {
+  const files = new Map<string, KbFile>();
+  for (const input of inputs) {
+    const info = await stat(input).catch((error: NodeJS.ErrnoException) => {
+      throw new AppError('NOT_FOUND', `${input}: ${error.code === 'ENOENT' ? 'no such file or folder' : error.message}`);
+    });
+    if (info.isDirectory()) {
+      const entries = await readdir(input, { withFileTypes: true, recursive: true });
+      for (const entry of entries) {
+        const format = entry.isFile() ? kbFormatOf(entry.name) : null;
+        if (!format) continue;
+        const file = path.join(entry.parentPath, entry.name);
+        const source = path.relative(input, file).split(path.sep).join('/');
+        files.set(source, { file, source, format });
+      }
+    } else {
+      const format = kbFormatOf(input);
+      if (!format) throw new AppError('USAGE', `${input}: not a Markdown, HTML, text or PDF file (.md, .html, .txt, .pdf)`);
+      files.set(path.basename(input), { file: input, source: path.basename(input), format });
+    }
+  }
+  return [...files.values()].sort((a, b) => a.source.localeCompare(b.source));
+}
+
+/** The file's bytes, or null when it is larger than `max` (only `max + 1` bytes are ever read). */
+async function readCapped(file: string, max: number): Promise<Buffer | null> {
+  const handle = await open(file, 'r');
+  try {
+    // The size only sizes the buffer: a file that grows meanwhile is still cut at max + 1.
+    const { size } = await handle.stat();
+    if (size > max) return null;
+    const buffer = Buffer.alloc(size + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return length > max || length > size ? null : buffer.subarray(0, length);
+  } finally {
+    await handle.close();
+  }
+}
