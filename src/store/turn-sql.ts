@@ -264,9 +264,9 @@ upd AS (
   FROM c CROSS JOIN upd CROSS JOIN LATERAL (SELECT c.j->'draft' AS d) x
   RETURNING "id"
 ), outbound AS (
-  INSERT INTO "Message" ("id", "mailboxId", "messageId", "threadId", "direction", "source", "fromAddress", "fromName", "toAddresses", "subject",
+  INSERT INTO "Message" ("id", "mailboxId", "messageId", "threadId", "direction", "author", "source", "fromAddress", "fromName", "toAddresses", "subject",
                          "inReplyTo", "references", "sentAt", "receivedAt", "bodyText", "extractedText", "status")
-  SELECT c.j->>'outboundId', c.j->>'mailboxId', d->>'messageId', c.j->>'threadId', 'outbound', 'agent', c.j->>'fromAddress', c.j->>'fromName',
+  SELECT c.j->>'outboundId', c.j->>'mailboxId', d->>'messageId', c.j->>'threadId', 'outbound', 'agent', 'agent', c.j->>'fromAddress', c.j->>'fromName',
          jsonb_build_array(d->>'toAddress'), d->>'subject', d->>'inReplyTo', d->'references', (c.j->>'now')::timestamp, (c.j->>'now')::timestamp,
          d->>'body', d->>'body', d->>'status'
   FROM c CROSS JOIN upd CROSS JOIN LATERAL (SELECT c.j->'draft' AS d) x
