@@ -109,6 +109,11 @@ export interface IngestDeps {
   logger: Logger;
   /** Called after a customer message that needs a reply is safely stored. */
   onReplyNeeded?: (threadId: string, result: IngestResult) => Promise<void>;
+  /**
+   * Called after the team's reply settled drafts (sent, replaced): their copies in the Drafts folder
+   * are then brought in step. Failures are logged; the reconciler catches up.
+   */
+  onDraftsSettled?: (draftIds: string[]) => Promise<void>;
   /** How messages are parsed; defaults to the process's shared parse pool for `settings.parsing`. */
   reader?: MessageReader;
 }
@@ -517,6 +522,7 @@ async function storeTeamReply(
       ...sourceFields(source),
     });
     await recordDraftOutcomes(deps.sql, settlements, { messageId, at });
+    await draftsSettled(deps, settlements);
     deps.logger.info('a person sent the agent’s draft', { draftId: draft.id, outcome: settlements.find((x) => x.draftId === draft.id)?.outcome });
     return result(existing?.id ?? '', draft.threadId, null, true);
   }
@@ -568,8 +574,18 @@ async function storeTeamReply(
   }
   const settlements = settleDrafts(sent, await pendingDraftsOfThread(deps.sql, threadId));
   await recordDraftOutcomes(deps.sql, settlements, { messageId, at });
+  await draftsSettled(deps, settlements);
   deps.logger.info('stored the team’s reply', { id: message.id, threadId, drafts: settlements.map((x) => `${x.draftId}:${x.outcome}`) });
   return result(message.id, threadId, null, true);
+}
+
+async function draftsSettled(deps: IngestDeps, settlements: ReadonlyArray<{ draftId: string }>): Promise<void> {
+  if (settlements.length === 0 || !deps.onDraftsSettled) return;
+  try {
+    await deps.onDraftsSettled(settlements.map((x) => x.draftId));
+  } catch (error) {
+    deps.logger.warn('could not schedule the Drafts folder update; the reconciler will', { error: describeError(error) });
+  }
 }
 
 interface Placement {

@@ -181,7 +181,9 @@ export async function changeDraftUnderReview(db: Db, draftId: string, change: Re
       where: { id: draftId, status: 'draft' },
       data: {
         ...(change.status ? { status: change.status, error: null } : {}),
-        ...(change.body === undefined ? {} : { body: change.body }),
+        ...(change.status === 'discarded' ? { outcome: 'discarded', outcomeAt: new Date() } : {}),
+        // An edited draft's copy in the Drafts folder is stale: the outbox replaces it.
+        ...(change.body === undefined ? {} : { body: change.body, imapAppendedAt: null }),
       },
     });
     if (moved.count === 0) return false;
