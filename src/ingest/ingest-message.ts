@@ -191,8 +191,8 @@ async function ingestPrepared(
     prepared.kind === 'too-large'
       ? await storeTooLarge(deps, raw.subarray(0, TOO_LARGE_KEEP_BYTES), prepared.headers, prepared.totalBytes, source, receivedAt)
       : parsed?.ok
-        ? await storeParsed(deps, raw, parsed.email, prepared.read.text, source, receivedAt, now, options.sentByTeam === true).catch((error: unknown) =>
-            keepRawIfUnstorable(deps, raw, error, source, receivedAt),
+        ? await storeParsed(deps, raw, parsed.email, prepared.read.text, source, receivedAt, now, options.sentByTeam === true).catch(
+            (error: unknown) => keepRawIfUnstorable(deps, raw, error, source, receivedAt),
           )
         : await storeMalformed(deps, raw, parsed?.reason ?? 'unparseable', source, receivedAt);
   deps.logger.debug('ingested', {
@@ -506,10 +506,15 @@ async function storeTeamReply(
     const existing = await findStoredMessage(deps.sql, deps.mailbox.id, messageId);
     if (draft.status !== 'draft' || draft.outcome !== 'pending') {
       const ownSend = existing?.author === 'agent';
-      return result(existing?.id ?? '', draft.threadId, {
-        reason: ownSend ? 'loop' : 'duplicate',
-        detail: ownSend ? "the agent's own reply, filed in Sent" : `Message-ID seen before (${existing?.id ?? draft.id})`,
-      }, false);
+      return result(
+        existing?.id ?? '',
+        draft.threadId,
+        {
+          reason: ownSend ? 'loop' : 'duplicate',
+          detail: ownSend ? "the agent's own reply, filed in Sent" : `Message-ID seen before (${existing?.id ?? draft.id})`,
+        },
+        false,
+      );
     }
     const settlements = settleDrafts(sent, await pendingDraftsOfThread(deps.sql, draft.threadId));
     await adoptSentDraft(deps.sql, {
@@ -523,7 +528,10 @@ async function storeTeamReply(
     });
     await recordDraftOutcomes(deps.sql, settlements, { messageId, at });
     await draftsSettled(deps, settlements);
-    deps.logger.info('a person sent the agent’s draft', { draftId: draft.id, outcome: settlements.find((x) => x.draftId === draft.id)?.outcome });
+    deps.logger.info('a person sent the agent’s draft', {
+      draftId: draft.id,
+      outcome: settlements.find((x) => x.draftId === draft.id)?.outcome,
+    });
     return result(existing?.id ?? '', draft.threadId, null, true);
   }
 
@@ -540,7 +548,8 @@ async function storeTeamReply(
     subjectSince: new Date(0),
   });
   const threadId = headerIds.map((id) => found.matches.find((m) => m.messageId === id)?.threadId).find((t) => t !== undefined) ?? null;
-  if (!threadId) return sentByTeam ? result('', null, { reason: 'not-in-a-thread', detail: 'sent mail in no known thread: not stored' }, false) : null;
+  if (!threadId)
+    return sentByTeam ? result('', null, { reason: 'not-in-a-thread', detail: 'sent mail in no known thread: not stored' }, false) : null;
 
   const message: NewInboundMessage = {
     ...emptyMessage(deps, messageId, source, receivedAt, raw),
@@ -570,7 +579,12 @@ async function storeTeamReply(
   } catch (error) {
     if (!isDuplicateMessage(error)) throw error;
     const again = await findStoredMessage(deps.sql, deps.mailbox.id, messageId);
-    return result(again?.id ?? '', again?.threadId ?? null, { reason: 'duplicate', detail: `Message-ID seen before (${again?.id ?? 'stored concurrently'})` }, false);
+    return result(
+      again?.id ?? '',
+      again?.threadId ?? null,
+      { reason: 'duplicate', detail: `Message-ID seen before (${again?.id ?? 'stored concurrently'})` },
+      false,
+    );
   }
   const settlements = settleDrafts(sent, await pendingDraftsOfThread(deps.sql, threadId));
   await recordDraftOutcomes(deps.sql, settlements, { messageId, at });

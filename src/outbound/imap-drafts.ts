@@ -74,7 +74,7 @@ export function createImapDraftsFolder(login: ImapLogin): DraftsFolder {
           // Otherwise UIDs mean nothing any more: find it again by Message-ID.
           const uids =
             copy && box && box.uidValidity === copy.uidValidity
-              ? ((await client.search({ uid: String(copy.uid) }, { uid: true })) || [])
+              ? (await client.search({ uid: String(copy.uid) }, { uid: true })) || []
               : await uidsWithMessageId(client, messageId);
           if (uids.length === 0) return 0;
           await client.messageDelete(uids.join(','), { uid: true });

@@ -101,7 +101,12 @@ export async function recordSent(
   });
 }
 
-export async function markAppended(db: DbClient, draftId: string, at: Date, copy: { uid: number; uidValidity: bigint } | null): Promise<void> {
+export async function markAppended(
+  db: DbClient,
+  draftId: string,
+  at: Date,
+  copy: { uid: number; uidValidity: bigint } | null,
+): Promise<void> {
   await db.draft.update({
     where: { id: draftId },
     data: { imapAppendedAt: at, imapUid: copy ? BigInt(copy.uid) : null, imapUidValidity: copy?.uidValidity ?? null },
@@ -122,7 +127,10 @@ export async function staleDraftCopies(db: DbClient, threadId: string): Promise<
   const rows = await db.draft.findMany({
     where: {
       threadId,
-      OR: [{ status: { not: 'draft' }, imapAppendedAt: { not: null } }, { status: 'draft', imapAppendedAt: null, imapUid: { not: null } }],
+      OR: [
+        { status: { not: 'draft' }, imapAppendedAt: { not: null } },
+        { status: 'draft', imapAppendedAt: null, imapUid: { not: null } },
+      ],
     },
     orderBy: { createdAt: 'asc' },
     select: { id: true },
@@ -139,7 +147,13 @@ export async function queuedDraftIds(db: DbClient, mailboxId: string): Promise<s
 /** Drafts for the Drafts folder not appended yet, and drafts whose copy there should go. */
 export async function unappendedDraftIds(db: DbClient, mailboxId: string): Promise<string[]> {
   const rows = await db.draft.findMany({
-    where: { mailboxId, OR: [{ status: 'draft', imapAppendedAt: null }, { status: { not: 'draft' }, imapAppendedAt: { not: null } }] },
+    where: {
+      mailboxId,
+      OR: [
+        { status: 'draft', imapAppendedAt: null },
+        { status: { not: 'draft' }, imapAppendedAt: { not: null } },
+      ],
+    },
     select: { id: true },
   });
   return rows.map((r) => r.id);

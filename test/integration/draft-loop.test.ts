@@ -72,7 +72,13 @@ async function customerWrites(n: string, extra: Partial<Parameters<typeof custom
   const id = `<loop-${n}@customer.example>`;
   await dovecot.deliver(
     SUPPORT,
-    customerEmail({ from: `Carla ${n} <carla${n}@customer.example>`, subject: `Order ${n}`, body: `Where is my order ${n}?`, messageId: id, ...extra }),
+    customerEmail({
+      from: `Carla ${n} <carla${n}@customer.example>`,
+      subject: `Order ${n}`,
+      body: `Where is my order ${n}?`,
+      messageId: id,
+      ...extra,
+    }),
   );
   return id;
 }
@@ -175,7 +181,12 @@ describe('the draft loop', () => {
     );
     expect(replaced).toMatchObject({ outcome: 'replaced', status: 'discarded' });
     // The replaced draft's copy leaves the Drafts folder.
-    await waitFor(() => copiesInDrafts(draft.messageId), (c) => c.length === 0, 30_000, 'the replaced copy to be removed');
+    await waitFor(
+      () => copiesInDrafts(draft.messageId),
+      (c) => c.length === 0,
+      30_000,
+      'the replaced copy to be removed',
+    );
     expect(await h.runtime.db.turn.count({ where: { threadId: draft.threadId } })).toBe(1);
   });
 
@@ -195,7 +206,12 @@ describe('the draft loop', () => {
     expect(edited.imapAppendedAt).not.toBeNull();
 
     expect(await discardDraft(h.runtime, draft.id)).toBe('done');
-    await waitFor(() => copiesInDrafts(draft.messageId), (c) => c.length === 0, 30_000, 'the discarded copy to be removed');
+    await waitFor(
+      () => copiesInDrafts(draft.messageId),
+      (c) => c.length === 0,
+      30_000,
+      'the discarded copy to be removed',
+    );
     expect(await h.runtime.db.draft.findUniqueOrThrow({ where: { id: draft.id } })).toMatchObject({ outcome: 'discarded' });
   });
 
@@ -218,7 +234,12 @@ describe('the draft loop', () => {
     });
     const review = (await draftsToReview(h.runtime.db, 100)).filter((d) => d.thread.id === first.threadId);
     expect(review.map((d) => d.id)).toEqual([second.id]);
-    await waitFor(() => copiesInDrafts(first.messageId), (c) => c.length === 0, 30_000, 'the superseded copy to be removed');
+    await waitFor(
+      () => copiesInDrafts(first.messageId),
+      (c) => c.length === 0,
+      30_000,
+      'the superseded copy to be removed',
+    );
     expect(await copiesInDrafts(second.messageId)).toHaveLength(1);
   });
 });
