@@ -5,7 +5,18 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { runMigrate } from './commands/migrate.ts';
 import { runReplayCommand } from './commands/replay.ts';
-import { runCommitments, runErase, runFactsSet, runImport, runLink, runProfile, runPromote, runThread, runWhy } from './commands/admin.ts';
+import {
+  runCommitments,
+  runStats,
+  runErase,
+  runFactsSet,
+  runImport,
+  runLink,
+  runProfile,
+  runPromote,
+  runThread,
+  runWhy,
+} from './commands/admin.ts';
 import { runServe } from './commands/serve.ts';
 
 function parsePort(value: string): number {
@@ -89,6 +100,13 @@ export function buildProgram(): Command {
     .option('--customer <customer>', "only this customer's (an address or an entity id)")
     .option('--json', 'print JSON')
     .action(runCommitments);
+
+  program
+    .command('stats')
+    .description('how good the drafts were: outcomes, approval as is, edit similarity, needs-human rate, time to draft, per intent and tag')
+    .option('--since <duration>', 'drafts made in this past period', '30d')
+    .option('--json', 'print JSON')
+    .action(runStats);
 
   program
     .command('promote')

@@ -88,6 +88,15 @@ export async function recordSent(
       where: { id: draft.id, status: { in: ['sending', 'send_unknown'] } },
       data: { status: 'sent', sentAt: now, error: null },
     });
+    // The agent sent it: as drafted, or as a reviewer edited it in the console (see changeDraftUnderReview).
+    await tx.draft.updateMany({
+      where: { id: draft.id, outcome: 'pending', outcomeSimilarity: null },
+      data: { outcome: 'sent-as-is', outcomeSimilarity: 1, outcomeMatch: 'agent', outcomeAt: now },
+    });
+    await tx.draft.updateMany({
+      where: { id: draft.id, outcome: 'pending', outcomeSimilarity: { not: null } },
+      data: { outcome: 'sent-edited', outcomeMatch: 'agent', outcomeAt: now },
+    });
     await tx.message.updateMany({
       where: { mailboxId: draft.mailboxId, messageId: draft.messageId },
       data: { status: 'sent', sentAt: now },

@@ -100,11 +100,7 @@ export async function loadPromotionState(db: DbClient, threadId: string, limit: 
       await db.draft.findMany({
         where: {
           threadId,
-          OR: [
-            { status: 'discarded' },
-            { outcome: { in: ['sent-edited', 'replaced', 'superseded', 'discarded'] } },
-            { outcome: 'sent-as-is', outcomeMatch: 'in-reply-to' },
-          ],
+          OR: [{ status: 'discarded' }, { outcome: { in: ['replaced', 'superseded', 'discarded'] } }, { outcomeMatch: 'in-reply-to' }],
         },
         select: { messageId: true },
       })

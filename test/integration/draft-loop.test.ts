@@ -8,7 +8,9 @@ import { startPoller } from '../../src/app/start-poller.ts';
 import { discardDraft, editDraft } from '../../src/console/draft-actions.ts';
 import type { MailboxPoller } from '../../src/imap/mailbox-poller.ts';
 import { textSimilarity } from '../../src/memory/draft-outcome.ts';
+import { formatQualityStats } from '../../src/cli/commands/stats-table.ts';
 import { draftsToReview } from '../../src/store/draft-review.ts';
+import { loadQualityStats } from '../../src/store/quality-stats.ts';
 import { customerEmail, startAgentHarness, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
 
@@ -241,5 +243,20 @@ describe('the draft loop', () => {
       'the superseded copy to be removed',
     );
     expect(await copiesInDrafts(second.messageId)).toHaveLength(1);
+  });
+
+  it('sums the outcomes up in the quality figures', async () => {
+    const stats = await loadQualityStats(h.runtime.db, new Date(Date.now() - 3_600_000));
+    expect(stats.byOutcome).toEqual({ pending: 1, 'sent-as-is': 0, 'sent-edited': 2, replaced: 1, discarded: 1, superseded: 1 });
+    expect(stats.drafts).toBe(6);
+    // None of the four drafts a person decided on went out as drafted.
+    expect(stats.approvalAsIsRate).toBe(0);
+    const edited = await h.runtime.db.draft.findMany({ where: { outcome: 'sent-edited' }, select: { outcomeSimilarity: true } });
+    const mean = edited.reduce((sum, d) => sum + d.outcomeSimilarity!, 0) / edited.length;
+    expect(stats.meanEditedSimilarity).toBeCloseTo(mean, 3);
+    expect(stats.needsHumanRate).toBe(0);
+    expect(stats.medianSecondsToDraft).not.toBeNull();
+    expect(stats.perIntent.reduce((sum, i) => sum + i.drafts, 0)).toBe(6);
+    expect(formatQualityStats(stats)).toMatch(/^all\s+6\s+0\s+2\s+1\s+1\s+1\s+1\s+0\.0%/m);
   });
 });
