@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { runMigrate } from './commands/migrate.ts';
 import { runReplayCommand } from './commands/replay.ts';
+import { runEvalCommand } from './commands/eval.ts';
 import {
   runCommitments,
   runStats,
@@ -75,6 +76,15 @@ export function buildProgram(): Command {
     .option('--data-dir <dir>', 'keep the embedded database in this new or empty folder (then DATA_DIR=<dir> support-agent profile ...)')
     .option('--no-settle', 'stop at the last mail instead of running the clock on past QUIET_AFTER (due promotions, expiry sweeps)')
     .action(runReplayCommand);
+
+  program
+    .command('eval')
+    .description("replay a mailbox's history and score the agent's drafts against the team's real replies")
+    .argument('<history>', 'an mbox file, a Maildir, or a folder of .eml files')
+    .option('--report <file>', 'write the JSON report here')
+    .option('--address <address>', "the support mailbox's own address (default: SUPPORT_ADDRESS)")
+    .option('--compare <file>', 'an earlier report: print the differences')
+    .action(runEvalCommand);
 
   program
     .command('profile')
