@@ -217,6 +217,22 @@ describe('the draft loop', () => {
     expect(await h.runtime.db.draft.findUniqueOrThrow({ where: { id: draft.id } })).toMatchObject({ outcome: 'discarded' });
   });
 
+  it('finds a copy again by its Message-ID once the Drafts folder’s UIDVALIDITY changed', async () => {
+    const asked = await customerWrites('6');
+    const draft = await appendedDraft(asked);
+    expect(draft.imapUid).not.toBeNull();
+    const validity = await dovecot.changeUidValidity(SUPPORT, 'Drafts');
+    expect(validity).not.toBe(draft.imapUidValidity);
+    expect(await copiesInDrafts(draft.messageId)).toHaveLength(1);
+    expect(await discardDraft(h.runtime, draft.id)).toBe('done');
+    await waitFor(
+      () => copiesInDrafts(draft.messageId),
+      (c) => c.length === 0,
+      30_000,
+      'the renumbered copy to be removed',
+    );
+  });
+
   it('supersedes the first draft when a second turn drafts in the same thread, in the console and in the Drafts folder', async () => {
     const asked = await customerWrites('5');
     const first = await appendedDraft(asked);
@@ -247,16 +263,16 @@ describe('the draft loop', () => {
 
   it('sums the outcomes up in the quality figures', async () => {
     const stats = await loadQualityStats(h.runtime.db, new Date(Date.now() - 3_600_000));
-    expect(stats.byOutcome).toEqual({ pending: 1, 'sent-as-is': 0, 'sent-edited': 2, replaced: 1, discarded: 1, superseded: 1 });
-    expect(stats.drafts).toBe(6);
-    // None of the four drafts a person decided on went out as drafted.
+    expect(stats.byOutcome).toEqual({ pending: 1, 'sent-as-is': 0, 'sent-edited': 2, replaced: 1, discarded: 2, superseded: 1 });
+    expect(stats.drafts).toBe(7);
+    // None of the five drafts a person decided on went out as drafted.
     expect(stats.approvalAsIsRate).toBe(0);
     const edited = await h.runtime.db.draft.findMany({ where: { outcome: 'sent-edited' }, select: { outcomeSimilarity: true } });
     const mean = edited.reduce((sum, d) => sum + d.outcomeSimilarity!, 0) / edited.length;
     expect(stats.meanEditedSimilarity).toBeCloseTo(mean, 3);
     expect(stats.needsHumanRate).toBe(0);
     expect(stats.medianSecondsToDraft).not.toBeNull();
-    expect(stats.perIntent.reduce((sum, i) => sum + i.drafts, 0)).toBe(6);
-    expect(formatQualityStats(stats)).toMatch(/^all\s+6\s+0\s+2\s+1\s+1\s+1\s+1\s+0\.0%/m);
+    expect(stats.perIntent.reduce((sum, i) => sum + i.drafts, 0)).toBe(7);
+    expect(formatQualityStats(stats)).toMatch(/^all\s+7\s+0\s+2\s+1\s+2\s+1\s+1\s+0\.0%/m);
   });
 });
