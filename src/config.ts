@@ -110,6 +110,10 @@ const envSchema = z.object({
   IMAP_PROCESSED_ACTION: z.enum(['none', 'flag', 'move']).default('none'),
   IMAP_PROCESSED_FOLDER: z.string().default('Processed'),
   IMAP_IDLE: booleanFlag.default(true),
+  /** The folder where the team's sent mail is filed: `auto` finds it by its \\Sent special-use flag, `none` reads none. */
+  IMAP_SENT_FOLDER: z.string().default('auto'),
+  /** The team's own addresses: their mail in the inbox is stored as the team's reply, never answered. */
+  STAFF_ADDRESSES: commaList.pipe(z.array(emailAddress)).default([]),
 
   // SMTP (REPLY_MODE=send)
   SMTP_HOST: z.string().optional(),
@@ -210,7 +214,10 @@ function grouped(e: z.output<typeof envSchema>) {
       processedAction: e.IMAP_PROCESSED_ACTION,
       processedFolder: e.IMAP_PROCESSED_FOLDER,
       idle: e.IMAP_IDLE,
+      /** `auto` (by the \\Sent special-use flag), a folder path, or `none`. */
+      sentFolder: e.IMAP_SENT_FOLDER,
     },
+    staffAddresses: e.STAFF_ADDRESSES,
     smtp: {
       host: e.SMTP_HOST,
       port: e.SMTP_PORT,

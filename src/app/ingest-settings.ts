@@ -11,6 +11,7 @@ async function messageIdSecret(config: Config, db: DbClient): Promise<string> {
 export async function ingestSettings(config: Config, db: DbClient, supportAddress = config.supportAddress): Promise<IngestSettings> {
   return {
     supportAddress,
+    staffAddresses: config.staffAddresses,
     entityKey: { mode: config.entity.key, extraFreeMailDomains: config.entity.extraFreeMailDomains },
     foldPlusAddresses: config.entity.foldPlusAddresses,
     subjectWindowMs: config.memory.subjectWindowMs,

@@ -85,6 +85,8 @@ export interface Pipeline {
   /** A promotion failed for good: the thread stops asking for one until new mail arrives. */
   promotionFailed(threadId: string, reason: string): Promise<void>;
   runOutbox(draftId: string, action: OutboxAction): Promise<string>;
+  /** Drafts settled outside a turn (the team's reply, a console change): their Drafts folder copies follow. */
+  draftsSettled(draftIds: readonly string[]): Promise<void>;
   /** Rebuilds every job the database says should exist (after Redis lost its data, and periodically), sweeps expired facts. */
   reconcile(): Promise<ReconcileReport>;
 }
@@ -144,6 +146,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
     async runOutbox(draftId, action) {
       return action === 'send' ? sendDraft(deps.outbox(), draftId) : appendDraft(deps.outbox(), draftId);
+    },
+
+    async draftsSettled(draftIds) {
+      if (!deps.appendsDrafts) return;
+      for (const draftId of draftIds) await scheduler.outboxDue(draftId, 'append');
     },
 
     async reconcile() {

@@ -161,7 +161,10 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         settings: ingest,
         logger: ingestOptions.logger ?? logger.child('ingest'),
         ...(pipeline
-          ? { onReplyNeeded: (_threadId: string, result: Parameters<Pipeline['messageStored']>[0]) => pipeline.messageStored(result) }
+          ? {
+              onReplyNeeded: (_threadId: string, result: Parameters<Pipeline['messageStored']>[0]) => pipeline.messageStored(result),
+              onDraftsSettled: (draftIds: string[]) => pipeline.draftsSettled(draftIds),
+            }
           : {}),
       };
     },

@@ -41,7 +41,11 @@ export function ingestFetched(deps: IngestDeps): PollerDeps['ingest'] {
       messages.map((m) => ({
         raw: m.raw,
         source: { kind: 'imap', folder: m.folder, uid: m.uid },
-        options: { receivedAt: m.receivedAt, ...(m.size === undefined ? {} : { totalBytes: m.size }) },
+        options: {
+          receivedAt: m.receivedAt,
+          ...(m.size === undefined ? {} : { totalBytes: m.size }),
+          ...(m.sent ? { sentByTeam: true } : {}),
+        },
       })),
       (_result, index) => stored(messages[index]!.uid),
     );

@@ -6,8 +6,10 @@ import { output } from './output.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { runMigrate } from './commands/migrate.ts';
 import { runReplayCommand } from './commands/replay.ts';
+import { runEvalCommand } from './commands/eval.ts';
 import {
   runCommitments,
+  runStats,
   runErase,
   runFactsSet,
   runImport,
@@ -92,6 +94,15 @@ export function buildProgram(): Command {
     .action(runReplayCommand);
 
   program
+    .command('eval')
+    .description("replay a mailbox's history and score the agent's drafts against the team's real replies")
+    .argument('<history>', 'an mbox file, a Maildir, or a folder of .eml files')
+    .option('--report <file>', 'write the JSON report here')
+    .option('--address <address>', "the support mailbox's own address (default: SUPPORT_ADDRESS)")
+    .option('--compare <file>', 'an earlier report: print the differences')
+    .action(runEvalCommand);
+
+  program
     .command('profile')
     .description("print a customer's profile (seed shape): facts with confidence, source and expiry, past threads, commitments")
     .argument('<customer>', 'an address or an entity id')
@@ -127,6 +138,13 @@ export function buildProgram(): Command {
     .option('--customer <customer>', "only this customer's (an address or an entity id)")
     .option('--json', 'print JSON')
     .action(runCommitments);
+
+  program
+    .command('stats')
+    .description('how good the drafts were: outcomes, approval as is, edit similarity, needs-human rate, time to draft, per intent and tag')
+    .option('--since <duration>', 'drafts made in this past period', '30d')
+    .option('--json', 'print JSON')
+    .action(runStats);
 
   program
     .command('promote')

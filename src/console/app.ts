@@ -18,6 +18,7 @@ import { customersPage } from './pages/customers.ts';
 import { approveAction, discardAction, draftsPage, editAction, settleAction, takeOverAction } from './pages/drafts.ts';
 import { eraseAction, eraseConfirmPage } from './pages/erase.ts';
 import { healthPage } from './pages/health.ts';
+import { qualityPage } from './pages/quality.ts';
 import { loginRoutes } from './pages/login.ts';
 import { commitmentsPage } from './pages/commitments.ts';
 import {
@@ -134,6 +135,7 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   app.post('/facts/:id/correct', correctFactAction);
   app.post('/facts/:id/delete', deleteFactAction);
 
+  app.get('/quality', qualityPage);
   app.get('/health', healthPage);
   app.get(`${BULL_BOARD_PATH}/`, (c) => c.redirect(BULL_BOARD_PATH, 308));
   app.route(BULL_BOARD_PATH, bullBoardApp(runtime.queues()));

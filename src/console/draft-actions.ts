@@ -38,9 +38,23 @@ export async function approveDraft(runtime: Runtime, draftId: string): Promise<D
   return 'done';
 }
 
+/**
+ * The Drafts folder follows a console change (the edited text replaces the copy there, a discarded
+ * or approved draft's copy goes). If Redis is unreachable the reconciler does it later.
+ */
+async function enqueueDraftsFolderUpdate(runtime: Runtime, draftId: string): Promise<void> {
+  if (!runtime.imapConfigured) return;
+  try {
+    await runtime.queues().enqueueOutbox(draftId, 'append');
+  } catch (error) {
+    runtime.logger.warn('Drafts folder update not enqueued yet; the reconciler will', { draftId, error: describeError(error) });
+  }
+}
+
 /** Replaces the body while the draft is still under review. */
 export async function editDraft(runtime: Runtime, draftId: string, body: string): Promise<DraftActionResult> {
   if (!(await changeDraftUnderReview(runtime.db, draftId, { body }))) return missingOrHandled(runtime, draftId);
+  await enqueueDraftsFolderUpdate(runtime, draftId);
   runtime.logger.info('draft edited in the console', { draftId });
   return 'done';
 }
@@ -56,6 +70,7 @@ export async function editAndSendDraft(runtime: Runtime, draftId: string, body: 
 
 export async function discardDraft(runtime: Runtime, draftId: string): Promise<DraftActionResult> {
   if (!(await changeDraftUnderReview(runtime.db, draftId, { status: 'discarded' }))) return missingOrHandled(runtime, draftId);
+  await enqueueDraftsFolderUpdate(runtime, draftId);
   runtime.logger.info('draft discarded in the console', { draftId });
   return 'done';
 }

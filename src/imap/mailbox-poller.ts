@@ -19,6 +19,11 @@ export interface ImapSettings extends ImapLogin {
   idle: boolean;
   processedAction: 'none' | 'flag' | 'move';
   processedFolder: string;
+  /**
+   * The team's Sent folder, read like the inbox (UID checkpoint, UIDVALIDITY rules) but never marked
+   * or moved: `auto` finds it by its `\\Sent` special-use flag, `none` reads none, else a path.
+   */
+  sentFolder?: string;
 }
 
 export interface PollerStore {
@@ -54,6 +59,8 @@ export interface FetchedMessage {
   receivedAt: Date;
   /** The server's RFC822.SIZE; above `maxMessageBytes`, `raw` holds only the message's first bytes. */
   size?: number;
+  /** From the team's Sent folder. */
+  sent?: boolean;
 }
 
 export interface SyncReport {
@@ -78,6 +85,8 @@ export class MailboxPoller extends EventEmitter {
   private wake: (() => void) | null = null;
   private syncing: Promise<void> | null = null;
   private syncAgain = false;
+  /** The Sent folder's path on this connection (resolved once per session); null: none. */
+  private sentPath: string | null = null;
 
   constructor(private readonly deps: PollerDeps) {
     super();
@@ -151,6 +160,7 @@ export class MailboxPoller extends EventEmitter {
     const timers: NodeJS.Timeout[] = [];
     try {
       await client.connect();
+      this.sentPath = await resolveSentFolder(client, imap.sentFolder ?? 'auto');
       await this.deps.store.recordStatus({ connected: true, lastError: null });
       this.emit('connected');
       this.deps.logger.info('IMAP connected', { folders: imap.folders, idle: imap.idle });
@@ -193,9 +203,12 @@ export class MailboxPoller extends EventEmitter {
       try {
         do {
           this.syncAgain = false;
-          for (const folder of this.deps.imap.folders) {
+          const sent = this.sentPath;
+          // Sent first: IDLE then watches the folder selected last, the inbox, where customers write.
+          const folders = [...(sent ? [sent] : []), ...this.deps.imap.folders.filter((f) => f !== sent)];
+          for (const folder of folders) {
             if (this.stopped || client.isClosed) return;
-            const report = await this.syncFolder(client, folder);
+            const report = await this.syncFolder(client, folder, folder === sent);
             this.emit('synced', report);
           }
         } while (this.syncAgain && !this.stopped);
@@ -206,7 +219,7 @@ export class MailboxPoller extends EventEmitter {
     return this.syncing;
   }
 
-  private async syncFolder(client: ImapFlow, folder: string): Promise<SyncReport> {
+  private async syncFolder(client: ImapFlow, folder: string, sent: boolean): Promise<SyncReport> {
     const { store, logger } = this.deps;
     const lock = await client.getMailboxLock(folder);
     try {
@@ -235,7 +248,7 @@ export class MailboxPoller extends EventEmitter {
       }
       const maxBytes = this.deps.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
       for (const chunk of chunkBySize(wanted, maxBytes)) {
-        const messages = await this.fetchChunk(client, folder, chunk, maxBytes);
+        const messages = (await this.fetchChunk(client, folder, chunk, maxBytes)).map((m) => (sent ? { ...m, sent } : m));
         const stored: number[] = [];
         try {
           await this.deps.ingest(messages, (uid) => {
@@ -252,7 +265,8 @@ export class MailboxPoller extends EventEmitter {
         // Message-ID key then recognises.
         const last = stored.at(-1);
         if (last !== undefined) await store.advanceCheckpoint(folder, box.uidValidity, last);
-        await this.markProcessed(client, stored);
+        // The team's sent mail stays where it is.
+        if (!sent) await this.markProcessed(client, stored);
       }
       const highest = listing.at(-1)?.uid;
       if (highest !== undefined) await store.advanceCheckpoint(folder, box.uidValidity, highest);
@@ -320,6 +334,18 @@ export class MailboxPoller extends EventEmitter {
       this.wake = done;
     });
   }
+}
+
+/**
+ * The Sent folder's path: by the `\\Sent` special-use flag (RFC 6154; Gmail's "[Gmail]/Sent Mail",
+ * Outlook's "Sent Items" carry it), else a folder named like one; a configured path is used as given.
+ */
+async function resolveSentFolder(client: ImapFlow, setting: string): Promise<string | null> {
+  if (setting === 'none') return null;
+  if (setting !== 'auto') return setting;
+  const folders = await client.list();
+  const sent = folders.find((f) => f.specialUse === '\\Sent') ?? folders.find((f) => /^sent( items| messages| mail)?$/i.test(f.name));
+  return sent?.path ?? null;
 }
 
 function chunkBySize(messages: FetchMessageObject[], maxMessageBytes: number): FetchMessageObject[][] {

@@ -32,6 +32,8 @@ import {
 import type { SqlExecutor } from '../store/sql.ts';
 import { runOrderedWindow } from './ordered-window.ts';
 import { markDraftsBounced } from '../store/bounced-drafts.ts';
+import { adoptSentDraft, draftByMessageId, pendingDraftsOfThread, recordDraftOutcomes } from '../store/draft-outcomes.ts';
+import { settleDrafts } from '../memory/draft-outcome.ts';
 import { DEFAULT_PARSE_SETTINGS, sharedParsePool, type MessageReader, type ParseSettings } from './parse-pool.ts';
 import type { ReadMessage } from './read-message.ts';
 
@@ -47,6 +49,11 @@ export interface IngestOptions {
    * message whose RFC822.SIZE is above `maxMessageBytes`). Defaults to `raw.length`.
    */
   totalBytes?: number;
+  /**
+   * The message comes from the mailbox's Sent folder (or a history's team side): the team's own
+   * mail, stored as its reply when it threads, never answered.
+   */
+  sentByTeam?: boolean;
 }
 
 /** Default `maxMessageBytes`: a 25 MiB attachment (about 34 MB once base64-encoded) still fits. */
@@ -79,6 +86,8 @@ export interface IngestResult {
 
 export interface IngestSettings {
   supportAddress: string;
+  /** The team's own addresses: their mail that threads is stored as the team's reply (never answered). */
+  staffAddresses?: readonly string[];
   entityKey: EntityKeyOptions;
   foldPlusAddresses: boolean;
   subjectWindowMs: number;
@@ -100,6 +109,11 @@ export interface IngestDeps {
   logger: Logger;
   /** Called after a customer message that needs a reply is safely stored. */
   onReplyNeeded?: (threadId: string, result: IngestResult) => Promise<void>;
+  /**
+   * Called after the team's reply settled drafts (sent, replaced): their copies in the Drafts folder
+   * are then brought in step. Failures are logged; the reconciler catches up.
+   */
+  onDraftsSettled?: (draftIds: string[]) => Promise<void>;
   /** How messages are parsed; defaults to the process's shared parse pool for `settings.parsing`. */
   reader?: MessageReader;
 }
@@ -177,8 +191,8 @@ async function ingestPrepared(
     prepared.kind === 'too-large'
       ? await storeTooLarge(deps, raw.subarray(0, TOO_LARGE_KEEP_BYTES), prepared.headers, prepared.totalBytes, source, receivedAt)
       : parsed?.ok
-        ? await storeParsed(deps, raw, parsed.email, prepared.read.text, source, receivedAt, now).catch((error: unknown) =>
-            keepRawIfUnstorable(deps, raw, error, source, receivedAt),
+        ? await storeParsed(deps, raw, parsed.email, prepared.read.text, source, receivedAt, now, options.sentByTeam === true).catch(
+            (error: unknown) => keepRawIfUnstorable(deps, raw, error, source, receivedAt),
           )
         : await storeMalformed(deps, raw, parsed?.reason ?? 'unparseable', source, receivedAt);
   deps.logger.debug('ingested', {
@@ -346,10 +360,16 @@ async function storeParsed(
   source: IngestSource,
   receivedAt: Date,
   now: Date,
+  sentByTeam: boolean,
 ): Promise<IngestResult> {
   const { settings } = deps;
   const messageId = email.messageId ?? syntheticMessageId(email);
   const at = email.date ?? receivedAt;
+  const sender = email.from?.address ?? null;
+  if (sentByTeam || (sender !== null && settings.staffAddresses?.includes(sender.toLowerCase()))) {
+    const team = await storeTeamReply(deps, raw, email, text, messageId, source, receivedAt, sentByTeam);
+    if (team) return team;
+  }
   // A date in the future (a wrong clock or a forgery) must not make a backlog look fresh.
   const tooOld = Math.min(at.getTime(), receivedAt.getTime()) < now.getTime() - settings.replyMaxAgeMs;
 
@@ -438,6 +458,147 @@ async function storeParsed(
         replyNeeded: false,
       };
     }
+  }
+}
+
+/**
+ * The team's own mail: from the Sent folder, or from a staff address. A message that threads by its
+ * headers is stored in its thread as the team's reply (outbound, by staff), answers the customer
+ * mail written before it, and settles the thread's pending drafts (sent as drafted, edited, or
+ * replaced). The agent's draft sent by a person with its Message-ID kept becomes that reply. The
+ * agent's own sent mail (REPLY_MODE=send) is recognised and skipped. Null: staff mail in no known
+ * thread, which is then handled as any other mail; mail from the Sent folder in no known thread is
+ * not stored at all (the team's other correspondence is none of the agent's business).
+ */
+async function storeTeamReply(
+  deps: IngestDeps,
+  raw: Buffer,
+  email: ParsedEmail,
+  text: string,
+  messageId: string,
+  source: IngestSource,
+  receivedAt: Date,
+  sentByTeam: boolean,
+): Promise<IngestResult | null> {
+  const at = email.date ?? receivedAt;
+  const sent = { messageId, inReplyTo: email.inReplyTo[0] ?? null, text, sentAt: at };
+  const result = (
+    id: string,
+    threadId: string | null,
+    skip: { reason: SkipReason; detail: string } | null,
+    stored: boolean,
+  ): IngestResult => ({
+    id,
+    messageId,
+    threadId,
+    entityId: null,
+    outcome: skip ? 'skipped' : 'processed',
+    skipReason: skip?.reason ?? null,
+    skipDetail: skip?.detail ?? null,
+    text,
+    stored,
+    at,
+    replyNeeded: false,
+  });
+
+  const draft = await draftByMessageId(deps.sql, deps.mailbox.id, messageId);
+  if (draft) {
+    const existing = await findStoredMessage(deps.sql, deps.mailbox.id, messageId);
+    if (draft.status !== 'draft' || draft.outcome !== 'pending') {
+      const ownSend = existing?.author === 'agent';
+      return result(
+        existing?.id ?? '',
+        draft.threadId,
+        {
+          reason: ownSend ? 'loop' : 'duplicate',
+          detail: ownSend ? "the agent's own reply, filed in Sent" : `Message-ID seen before (${existing?.id ?? draft.id})`,
+        },
+        false,
+      );
+    }
+    const settlements = settleDrafts(sent, await pendingDraftsOfThread(deps.sql, draft.threadId));
+    await adoptSentDraft(deps.sql, {
+      mailboxId: deps.mailbox.id,
+      messageId,
+      bodyText: email.bodyText,
+      extractedText: text,
+      sentAt: at,
+      receivedAt,
+      ...sourceFields(source),
+    });
+    await recordDraftOutcomes(deps.sql, settlements, { messageId, at });
+    await draftsSettled(deps, settlements);
+    deps.logger.info('a person sent the agent’s draft', {
+      draftId: draft.id,
+      outcome: settlements.find((x) => x.draftId === draft.id)?.outcome,
+    });
+    return result(existing?.id ?? '', draft.threadId, null, true);
+  }
+
+  const headerIds = trustworthyIds(
+    deps,
+    headerIdsInPreferenceOrder(email.inReplyTo, email.references).filter((id) => id !== messageId),
+  );
+  const found = await lookupForIngest(deps.sql, {
+    mailboxId: deps.mailbox.id,
+    address: null,
+    entityKey: null,
+    headerIds,
+    normalizedSubject: '',
+    subjectSince: new Date(0),
+  });
+  const threadId = headerIds.map((id) => found.matches.find((m) => m.messageId === id)?.threadId).find((t) => t !== undefined) ?? null;
+  if (!threadId)
+    return sentByTeam ? result('', null, { reason: 'not-in-a-thread', detail: 'sent mail in no known thread: not stored' }, false) : null;
+
+  const message: NewInboundMessage = {
+    ...emptyMessage(deps, messageId, source, receivedAt, raw),
+    direction: 'outbound',
+    author: 'staff',
+    syntheticId: email.messageId === null,
+    threadId,
+    fromAddress: email.from?.address ?? null,
+    fromName: email.from?.name ?? null,
+    toAddresses: email.to.flatMap((a) => (a.address ? [a.address] : [])),
+    ccAddresses: email.cc.flatMap((a) => (a.address ? [a.address] : [])),
+    subject: sanitiseHeaderValue(email.subject),
+    inReplyTo: email.inReplyTo[0] ?? null,
+    references: email.references,
+    sentAt: email.date,
+    bodyText: email.bodyText,
+    extractedText: text,
+    attachments: email.attachments,
+    status: 'sent',
+  };
+  try {
+    await writeIngested(deps.sql, {
+      message,
+      teamReplied: { id: threadId, at },
+      threadKeys: { mailboxId: deps.mailbox.id, threadId, keys: [{ messageId, kind: 'outbound' }] },
+    });
+  } catch (error) {
+    if (!isDuplicateMessage(error)) throw error;
+    const again = await findStoredMessage(deps.sql, deps.mailbox.id, messageId);
+    return result(
+      again?.id ?? '',
+      again?.threadId ?? null,
+      { reason: 'duplicate', detail: `Message-ID seen before (${again?.id ?? 'stored concurrently'})` },
+      false,
+    );
+  }
+  const settlements = settleDrafts(sent, await pendingDraftsOfThread(deps.sql, threadId));
+  await recordDraftOutcomes(deps.sql, settlements, { messageId, at });
+  await draftsSettled(deps, settlements);
+  deps.logger.info('stored the team’s reply', { id: message.id, threadId, drafts: settlements.map((x) => `${x.draftId}:${x.outcome}`) });
+  return result(message.id, threadId, null, true);
+}
+
+async function draftsSettled(deps: IngestDeps, settlements: ReadonlyArray<{ draftId: string }>): Promise<void> {
+  if (settlements.length === 0 || !deps.onDraftsSettled) return;
+  try {
+    await deps.onDraftsSettled(settlements.map((x) => x.draftId));
+  } catch (error) {
+    deps.logger.warn('could not schedule the Drafts folder update; the reconciler will', { error: describeError(error) });
   }
 }
 

@@ -6,7 +6,16 @@ import { recogniseAutomatedReport, type AutomatedReport } from './bounce.ts';
 import type { ParsedEmail } from './parse-message.ts';
 
 export type SkipReason =
-  'auto-reply' | 'bounce' | 'complaint' | 'mailing-list' | 'loop' | 'duplicate' | 'no-sender' | 'malformed' | 'too-large';
+  | 'auto-reply'
+  | 'bounce'
+  | 'complaint'
+  | 'mailing-list'
+  | 'loop'
+  | 'duplicate'
+  | 'no-sender'
+  | 'malformed'
+  | 'too-large'
+  | 'not-in-a-thread';
 export const SKIP_REASONS: readonly SkipReason[] = [
   'auto-reply',
   'bounce',
@@ -17,6 +26,7 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   'no-sender',
   'malformed',
   'too-large',
+  'not-in-a-thread',
 ];
 
 export interface Classification {

@@ -9,9 +9,11 @@ import {
   claimDraftForSending,
   loadOutboxDraft,
   markAppended,
+  markCopyRemoved,
   markSendUnknown,
   recordSent,
   releaseSendClaim,
+  staleDraftCopies,
   type OutboxDraft,
 } from '../store/outbox-store.ts';
 import { mailOptions, renderMime, type DraftForMime } from './render-mime.ts';
@@ -29,9 +31,15 @@ export interface OutboxDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Mail the agent sends itself is automatic (RFC 3834), and says so. */
 const AGENT_HEADERS = { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All', 'X-Support-Agent': 'reply' };
+/**
+ * A draft is sent by a person from their own client: it must not go out marked as automatic (many
+ * clients keep a draft's headers when sending it). The mark still lets the agent recognise it.
+ */
+const DRAFT_HEADERS = { 'X-Support-Agent': 'draft' };
 
-function mimeOf(deps: OutboxDeps, draft: OutboxDraft): DraftForMime {
+function mimeOf(deps: OutboxDeps, draft: OutboxDraft, headers: Record<string, string> = AGENT_HEADERS): DraftForMime {
   return {
     fromAddress: deps.supportAddress,
     fromName: deps.supportName,
@@ -41,7 +49,7 @@ function mimeOf(deps: OutboxDeps, draft: OutboxDraft): DraftForMime {
     messageId: draft.messageId,
     inReplyTo: draft.inReplyTo,
     references: draft.references,
-    headers: AGENT_HEADERS,
+    headers,
     date: draft.createdAt,
   };
 }
@@ -106,13 +114,37 @@ export async function sendDraft(deps: OutboxDeps, draftId: string): Promise<Send
   return 'sent';
 }
 
-/** Puts the draft into the mailbox's Drafts folder (once), so a person can send it from their client. */
+/**
+ * Puts the draft into the mailbox's Drafts folder (once), so a person can send it from their client,
+ * and first brings the thread's other copies in step (see `syncDraftsFolder`).
+ */
 export async function appendDraft(deps: OutboxDeps, draftId: string): Promise<'appended' | 'already-appended' | 'not-a-draft'> {
   if (!deps.drafts) throw new AppError('CONFIG_INVALID', 'appending drafts needs IMAP_HOST');
   const draft = await loadOutboxDraft(deps.db, draftId);
-  if (draft.imapAppendedAt) return 'already-appended';
-  if (draft.status !== 'draft') return 'not-a-draft';
-  await deps.drafts.appendOnce(draft.messageId, await renderMime(mimeOf(deps, draft)));
-  await markAppended(deps.db, draftId, new Date());
+  await syncDraftsFolder(deps, draft.threadId);
+  const now = await loadOutboxDraft(deps.db, draftId);
+  if (now.imapAppendedAt) return 'already-appended';
+  if (now.status !== 'draft') return 'not-a-draft';
+  const copy = await deps.drafts.appendOnce(now.messageId, await renderMime(mimeOf(deps, now, DRAFT_HEADERS)));
+  await markAppended(deps.db, draftId, new Date(), copy);
   return 'appended';
+}
+
+/**
+ * The Drafts folder in step with the thread's drafts: the copy of a draft no longer under review
+ * (superseded by a newer turn, discarded, replaced by what the team sent, sent) is removed, and a
+ * draft edited in the console has its old copy removed and its new text appended.
+ */
+async function syncDraftsFolder(deps: OutboxDeps, threadId: string): Promise<void> {
+  const folder = deps.drafts!;
+  for (const id of await staleDraftCopies(deps.db, threadId)) {
+    const draft = await loadOutboxDraft(deps.db, id);
+    const removed = await folder.remove(draft.messageId, draft.imapCopy);
+    await markCopyRemoved(deps.db, id);
+    deps.logger.info('draft copy removed from the Drafts folder', { draftId: id, status: draft.status, removed });
+    if (draft.status === 'draft') {
+      const copy = await folder.appendOnce(draft.messageId, await renderMime(mimeOf(deps, draft, DRAFT_HEADERS)));
+      await markAppended(deps.db, id, new Date(), copy);
+    }
+  }
 }

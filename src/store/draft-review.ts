@@ -4,6 +4,7 @@
  * still being a `draft`. Plain records in and out.
  */
 import type { Prisma } from '../generated/prisma/client.ts';
+import { textSimilarity } from '../memory/draft-outcome.ts';
 import { jsonStringArray, type DbClient } from './client.ts';
 import type { Db } from './database.ts';
 import type { DraftFlag } from './turns.ts';
@@ -218,11 +219,21 @@ export interface ReviewChange {
  */
 export async function changeDraftUnderReview(db: Db, draftId: string, change: ReviewChange): Promise<boolean> {
   return db.$transaction(async (tx) => {
+    // The first console edit is measured against the agent's own text (later edits against nothing:
+    // the agent's text is gone by then), so a draft approved after editing counts as sent-edited.
+    const before =
+      change.body === undefined
+        ? null
+        : await tx.draft.findUnique({ where: { id: draftId }, select: { body: true, outcomeSimilarity: true } });
+    const editSimilarity = before && before.outcomeSimilarity === null ? textSimilarity(before.body, change.body!) : undefined;
     const moved = await tx.draft.updateMany({
       where: { id: draftId, status: 'draft' },
       data: {
         ...(change.status ? { status: change.status, error: null } : {}),
-        ...(change.body === undefined ? {} : { body: change.body }),
+        ...(change.status === 'discarded' ? { outcome: 'discarded', outcomeAt: new Date() } : {}),
+        // An edited draft's copy in the Drafts folder is stale: the outbox replaces it.
+        ...(change.body === undefined ? {} : { body: change.body, imapAppendedAt: null }),
+        ...(editSimilarity === undefined ? {} : { outcomeSimilarity: Math.round(editSimilarity * 1000) / 1000 }),
       },
     });
     if (moved.count === 0) return false;

@@ -92,6 +92,7 @@ export interface StoredMessageRef {
   entityId: string | null;
   status: string;
   direction: string;
+  author: string;
 }
 
 const storedRow = z.object({
@@ -100,11 +101,12 @@ const storedRow = z.object({
   entityId: z.string().nullable(),
   status: z.string(),
   direction: z.string(),
+  author: z.string(),
 });
 
 export async function findStoredMessage(sql: SqlExecutor, mailboxId: string, messageId: string): Promise<StoredMessageRef | null> {
   const rows = await sql.query(
-    `SELECT "id", "threadId", "entityId", "status", "direction" FROM "Message" WHERE "mailboxId" = $1 AND "messageId" = $2`,
+    `SELECT "id", "threadId", "entityId", "status", "direction", "author" FROM "Message" WHERE "mailboxId" = $1 AND "messageId" = $2`,
     [mailboxId, messageId],
   );
   return rows[0] ? storedRow.parse(rows[0]) : null;
@@ -118,6 +120,9 @@ export interface NewInboundMessage {
   threadId: string | null;
   entityId: string | null;
   source: 'imap' | 'replay' | 'api';
+  /** Inbound customer mail unless set: the team's own reply is `outbound` by `staff`. */
+  direction?: 'inbound' | 'outbound';
+  author?: 'customer' | 'staff';
   imapFolder: string | null;
   imapUid: number | null;
   fromAddress: string | null;
@@ -160,6 +165,11 @@ export interface IngestWrite {
   };
   /** A new customer message in an existing thread: active again, its clock moves forward. */
   touchThread?: { id: string; at: Date };
+  /**
+   * The team answered in this thread (a staff reply): its clock moves forward, and customer mail
+   * written before `at` that still waits for the agent is answered already.
+   */
+  teamReplied?: { id: string; at: Date };
   participants?: { threadId: string; rows: ReadonlyArray<{ address: string; entityId: string | null; role: 'primary' | 'participant' }> };
   /**
    * Message-IDs that now belong to a thread. An ID already known keeps its first thread; a
@@ -205,6 +215,14 @@ export async function writeIngested(sql: SqlExecutor, write: IngestWrite): Promi
           "status" = 'open', "closedAt" = NULL, "updatedAt" = ${NOW_UTC}
       WHERE "id" = ${p(write.touchThread.id)}`);
   }
+  if (write.teamReplied) {
+    const t = write.teamReplied;
+    steps.push(`UPDATE "Thread" SET "lastMessageAt" = GREATEST("lastMessageAt", ${p(utcTimestamp(t.at))}::timestamp), "updatedAt" = ${NOW_UTC}
+      WHERE "id" = ${p(t.id)}`);
+    steps.push(`UPDATE "Message" SET "status" = 'replied'
+      WHERE "threadId" = ${p(t.id)} AND "direction" = 'inbound' AND "status" = 'pending_reply'
+        AND COALESCE("sentAt", "receivedAt") <= ${p(utcTimestamp(t.at))}::timestamp`);
+  }
   if (write.participants && write.participants.rows.length > 0) {
     const unique = [...new Map(write.participants.rows.map((r) => [r.address, r])).values()];
     steps.push(`INSERT INTO "ThreadParticipant" ("threadId", "address", "entityId", "role")
@@ -213,7 +231,7 @@ export async function writeIngested(sql: SqlExecutor, write: IngestWrite): Promi
       ON CONFLICT ("threadId", "address") DO UPDATE SET "entityId" = COALESCE("ThreadParticipant"."entityId", EXCLUDED."entityId")`);
   }
   steps.push(`INSERT INTO "Message" (
-      "id", "mailboxId", "messageId", "syntheticId", "threadId", "entityId", "direction", "source", "imapFolder", "imapUid",
+      "id", "mailboxId", "messageId", "syntheticId", "threadId", "entityId", "direction", "author", "source", "imapFolder", "imapUid",
       "fromAddress", "fromName", "replyTo", "toAddresses", "ccAddresses", "subject", "inReplyTo", "references", "sentAt", "receivedAt",
       "bodyText", "extractedText", "attachments", "classification", "skipReason", "skipDetail", "authDmarc", "authDkim", "authSpf",
       "status", "sizeBytes")
@@ -224,7 +242,8 @@ export async function writeIngested(sql: SqlExecutor, write: IngestWrite): Promi
       p(m.syntheticId),
       p(m.threadId),
       p(m.entityId),
-      `'inbound'`,
+      p(m.direction ?? 'inbound'),
+      p(m.author ?? 'customer'),
       p(m.source),
       p(m.imapFolder),
       p(m.imapUid),

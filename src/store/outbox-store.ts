@@ -19,6 +19,8 @@ export interface OutboxDraft {
   status: string;
   needsHuman: boolean;
   imapAppendedAt: Date | null;
+  /** Where its copy in the Drafts folder is (kept after an edit until the stale copy is removed). */
+  imapCopy: { uid: number; uidValidity: bigint } | null;
   createdAt: Date;
 }
 
@@ -38,6 +40,7 @@ export async function loadOutboxDraft(db: DbClient, draftId: string): Promise<Ou
     status: d.status,
     needsHuman: d.needsHuman,
     imapAppendedAt: d.imapAppendedAt,
+    imapCopy: d.imapUid !== null && d.imapUidValidity !== null ? { uid: Number(d.imapUid), uidValidity: d.imapUidValidity } : null,
     createdAt: d.createdAt,
   };
 }
@@ -85,6 +88,15 @@ export async function recordSent(
       where: { id: draft.id, status: { in: ['sending', 'send_unknown'] } },
       data: { status: 'sent', sentAt: now, error: null },
     });
+    // The agent sent it: as drafted, or as a reviewer edited it in the console (see changeDraftUnderReview).
+    await tx.draft.updateMany({
+      where: { id: draft.id, outcome: 'pending', outcomeSimilarity: null },
+      data: { outcome: 'sent-as-is', outcomeSimilarity: 1, outcomeMatch: 'agent', outcomeAt: now },
+    });
+    await tx.draft.updateMany({
+      where: { id: draft.id, outcome: 'pending', outcomeSimilarity: { not: null } },
+      data: { outcome: 'sent-edited', outcomeMatch: 'agent', outcomeAt: now },
+    });
     await tx.message.updateMany({
       where: { mailboxId: draft.mailboxId, messageId: draft.messageId },
       data: { status: 'sent', sentAt: now },
@@ -98,8 +110,41 @@ export async function recordSent(
   });
 }
 
-export async function markAppended(db: DbClient, draftId: string, at: Date): Promise<void> {
-  await db.draft.update({ where: { id: draftId }, data: { imapAppendedAt: at } });
+export async function markAppended(
+  db: DbClient,
+  draftId: string,
+  at: Date,
+  copy: { uid: number; uidValidity: bigint } | null,
+): Promise<void> {
+  await db.draft.update({
+    where: { id: draftId },
+    data: { imapAppendedAt: at, imapUid: copy ? BigInt(copy.uid) : null, imapUidValidity: copy?.uidValidity ?? null },
+  });
+}
+
+/** The draft's copy in the Drafts folder is gone. */
+export async function markCopyRemoved(db: DbClient, draftId: string): Promise<void> {
+  await db.draft.update({ where: { id: draftId }, data: { imapAppendedAt: null, imapUid: null, imapUidValidity: null } });
+}
+
+/**
+ * Drafts of the thread whose copy in the Drafts folder is out of step: no longer under review
+ * (superseded, discarded, replaced, sent) but still there, or edited in the console since (no
+ * longer marked appended, but a copy remembered).
+ */
+export async function staleDraftCopies(db: DbClient, threadId: string): Promise<string[]> {
+  const rows = await db.draft.findMany({
+    where: {
+      threadId,
+      OR: [
+        { status: { not: 'draft' }, imapAppendedAt: { not: null } },
+        { status: 'draft', imapAppendedAt: null, imapUid: { not: null } },
+      ],
+    },
+    orderBy: { createdAt: 'asc' },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
 }
 
 /** Drafts waiting in the outbox (queued), for the reconciler. */
@@ -108,9 +153,18 @@ export async function queuedDraftIds(db: DbClient, mailboxId: string): Promise<s
   return rows.map((r) => r.id);
 }
 
-/** Drafts for the Drafts folder not appended yet. */
+/** Drafts for the Drafts folder not appended yet, and drafts whose copy there should go. */
 export async function unappendedDraftIds(db: DbClient, mailboxId: string): Promise<string[]> {
-  const rows = await db.draft.findMany({ where: { mailboxId, status: 'draft', imapAppendedAt: null }, select: { id: true } });
+  const rows = await db.draft.findMany({
+    where: {
+      mailboxId,
+      OR: [
+        { status: 'draft', imapAppendedAt: null },
+        { status: { not: 'draft' }, imapAppendedAt: { not: null } },
+      ],
+    },
+    select: { id: true },
+  });
   return rows.map((r) => r.id);
 }
 

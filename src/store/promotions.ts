@@ -86,11 +86,34 @@ export async function loadPromotionState(db: DbClient, threadId: string, limit: 
     db.promotionRun.findFirst({ where: { threadId, error: null }, orderBy: { createdAt: 'desc' }, select: { createdAt: true } }),
     db.commitment.findMany({ where: { threadId, status: { in: ['open', 'overdue'] } }, orderBy: { createdAt: 'asc' } }),
   ]);
-  const drafts = await db.draft.findMany({
-    where: { threadId, status: { not: 'discarded' }, ...(lastPass ? { createdAt: { gt: lastPass.createdAt } } : {}) },
-    orderBy: { createdAt: 'asc' },
-    select: { messageId: true, createdAt: true, body: true },
+  // What the team said: staff replies (from the Sent folder or a staff address, including an agent's
+  // draft a person sent with its Message-ID kept, whose row then holds the text sent) and the agent's
+  // drafts still pending (assumed to go out as written). A draft sent edited under another
+  // Message-ID, replaced, superseded or discarded said nothing: what was sent instead is a staff row.
+  const outbound = await db.message.findMany({
+    where: { threadId, direction: 'outbound', ...(lastPass ? { receivedAt: { gt: lastPass.createdAt } } : {}) },
+    orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }],
+    select: { messageId: true, receivedAt: true, sentAt: true, extractedText: true, author: true },
   });
+  const saidNothing = new Set(
+    (
+      await db.draft.findMany({
+        where: {
+          threadId,
+          OR: [{ status: 'discarded' }, { outcome: { in: ['replaced', 'superseded', 'discarded'] } }, { outcomeMatch: 'in-reply-to' }],
+        },
+        select: { messageId: true },
+      })
+    ).map((d) => d.messageId),
+  );
+  const replies: TeamReply[] = outbound
+    .filter((m) => m.author === 'staff' || !saidNothing.has(m.messageId))
+    .map((m) => ({
+      messageId: m.messageId,
+      date: m.author === 'staff' ? (m.sentAt ?? m.receivedAt) : m.receivedAt,
+      text: m.extractedText,
+      author: m.author === 'staff' ? ('staff' as const) : ('agent' as const),
+    }));
   const promiseIds = commitments.flatMap((c) => (c.sourceMessageId ? [c.sourceMessageId] : []));
   const promises =
     promiseIds.length === 0
@@ -113,7 +136,7 @@ export async function loadPromotionState(db: DbClient, threadId: string, limit: 
       entityId: m.entityId,
     })),
     unseenTotal,
-    replies: drafts.map((d) => ({ messageId: d.messageId, date: d.createdAt, text: d.body, author: 'agent' as const })),
+    replies,
     commitments: commitments.map((c) => ({
       id: c.id,
       text: c.text,

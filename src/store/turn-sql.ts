@@ -308,13 +308,24 @@ upd AS (
   FROM c CROSS JOIN upd CROSS JOIN LATERAL (SELECT c.j->'draft' AS d) x
   RETURNING "id"
 ), outbound AS (
-  INSERT INTO "Message" ("id", "mailboxId", "messageId", "threadId", "direction", "source", "fromAddress", "fromName", "toAddresses", "subject",
+  INSERT INTO "Message" ("id", "mailboxId", "messageId", "threadId", "direction", "author", "source", "fromAddress", "fromName", "toAddresses", "subject",
                          "inReplyTo", "references", "sentAt", "receivedAt", "bodyText", "extractedText", "status")
-  SELECT c.j->>'outboundId', c.j->>'mailboxId', d->>'messageId', c.j->>'threadId', 'outbound', 'agent', c.j->>'fromAddress', c.j->>'fromName',
+  SELECT c.j->>'outboundId', c.j->>'mailboxId', d->>'messageId', c.j->>'threadId', 'outbound', 'agent', 'agent', c.j->>'fromAddress', c.j->>'fromName',
          jsonb_build_array(d->>'toAddress'), d->>'subject', d->>'inReplyTo', d->'references', (c.j->>'now')::timestamp, (c.j->>'now')::timestamp,
          d->>'body', d->>'body', d->>'status'
   FROM c CROSS JOIN upd CROSS JOIN LATERAL (SELECT c.j->'draft' AS d) x
   RETURNING "id"
+), superseded AS (
+  -- A newer turn's draft replaces every draft of the thread still waiting for a person: only the
+  -- newest is approvable; the older ones leave the console and (by the outbox) the Drafts folder.
+  UPDATE "Draft" o SET "status" = 'discarded', "outcome" = 'superseded', "outcomeMessageId" = c.j->'draft'->>'messageId',
+    "outcomeAt" = (c.j->>'now')::timestamp, "updatedAt" = (c.j->>'now')::timestamp
+  FROM c WHERE o."threadId" = c.j->>'threadId' AND o."status" = 'draft' AND o."outcome" = 'pending' AND EXISTS (SELECT 1 FROM upd)
+  RETURNING o."mailboxId", o."messageId"
+), superseded_rows AS (
+  UPDATE "Message" m SET "status" = 'discarded' FROM superseded s
+  WHERE m."mailboxId" = s."mailboxId" AND m."messageId" = s."messageId" AND m."direction" = 'outbound' AND m."author" = 'agent'
+  RETURNING 1
 ), thread_key AS (
   INSERT INTO "ThreadKey" ("mailboxId", "messageId", "threadId", "kind")
   SELECT c.j->>'mailboxId', c.j->'draft'->>'messageId', c.j->>'threadId', 'outbound' FROM c CROSS JOIN upd

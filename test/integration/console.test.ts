@@ -651,6 +651,20 @@ describe('the review console', () => {
     expect(gone!.status()).toBe(404);
   }, 60_000);
 
+  it('quality shows the drafts by outcome, overall and per intent', async () => {
+    const page = await operatorPage('/quality');
+    const discarded = await runtime.db.draft.count({ where: { outcome: 'discarded' } });
+    const all = await runtime.db.draft.count();
+    expect(discarded).toBeGreaterThan(0);
+    const row = page.getByRole('row', { name: /^All drafts/ });
+    await visible(row);
+    const cells = await row.getByRole('cell').allTextContents();
+    // Drafts, sent as is, sent edited, replaced, discarded, ...
+    expect(cells[0]).toBe(String(all));
+    expect(cells[4]).toBe(String(discarded));
+    await visible(page.getByRole('rowheader', { name: /^Intent: / }).first());
+  }, 60_000);
+
   it('health shows queues, the poller per mailbox and token usage per day; Bull Board sits behind the login', async () => {
     await advanceCheckpoint(runtime.db, runtime.mailbox.id, 'INBOX', 1234n, 42);
     await recordPollerStatus(runtime.db, runtime.mailbox.id, { connected: false, lastError: 'IMAP_FAILED: connection refused' });

@@ -93,7 +93,10 @@ describe('the IMAP poller', () => {
     const raw = drafts[0]!.raw.toString('utf8');
     expect(raw).toMatch(/^In-Reply-To: <imap-1@customer\.example>/m);
     expect(raw).toMatch(/^Subject: Re: Question 1/m);
-    expect(raw).toMatch(/^Auto-Submitted: auto-replied/m);
+    // A person sends it: it must not go out marked as automatic.
+    expect(raw).not.toMatch(/^Auto-Submitted:/m);
+    expect(raw).not.toMatch(/^X-Auto-Response-Suppress:/m);
+    expect(raw).toMatch(/^X-Support-Agent: draft/m);
     expect(drafts[0]!.flags).toContain('\\Draft');
     // The APPEND lands in Dovecot a moment before the outbox records it, so wait for the record.
     const draft = await waitFor(

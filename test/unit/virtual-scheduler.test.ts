@@ -18,6 +18,7 @@ function fakePipeline(clock: { now(): Date }, scheduler: VirtualScheduler, behav
   const log: string[] = [];
   const pipeline: Pipeline = {
     messageStored: async () => {},
+    draftsSettled: async () => {},
     runTurn: async (threadId) => {
       log.push(`turn ${threadId} @${clock.now().toISOString().slice(11, 16)}`);
       if (threadId === behaviour.failTurn) throw new Error('model down');

@@ -22,6 +22,9 @@ import { loadProfile } from '../../store/profiles.ts';
 import { threadsWithTag } from '../../store/thread-tags.ts';
 import { loadThreadDetail, threadMessages, threadTurns } from '../../store/thread-view.ts';
 import { output, servedRuntime } from '../output.ts';
+import { loadQualityStats } from '../../store/quality-stats.ts';
+import { parseDuration } from '../../duration.ts';
+import { formatQualityStats } from './stats-table.ts';
 
 /**
  * Runs an operator command on the configured database. The embedded database must already exist:
@@ -89,6 +92,16 @@ export function runProfile(ref: string, options: { asOf?: string } = {}): Promis
         expires_at: iso(f.expiresAt),
       })),
     });
+  });
+}
+
+/** `support-agent stats [--since 30d] [--json]`: how good the drafts were (see quality-stats.ts). */
+export function runStats(options: { since?: string; json?: boolean } = {}): Promise<void> {
+  const ms = parseDuration(options.since ?? '30d');
+  if (ms === null) throw new AppError('USAGE', `--since: "${(options.since ?? '').slice(0, 40)}" is not a duration like 7d or 72h`);
+  return withRuntime(async ({ db, now }) => {
+    const stats = await loadQualityStats(db, new Date(now().getTime() - ms));
+    print(options.json ? { ...stats, since: stats.since.toISOString() } : formatQualityStats(stats));
   });
 }
 

@@ -1,0 +1,176 @@
+/**
+ * `support-agent eval`: replays a mailbox's history (the customers' mails and the team's real
+ * replies) in Date order on a fresh embedded database with the virtual clock, exactly as
+ * `replay` does, with the team's mail ingested as the team's replies (so later drafts see them in
+ * the thread). For each customer mail the team answered, the agent's draft -- made from the
+ * memory built so far -- is paired with the team's real reply and scored (eval-score.ts).
+ */
+import { openRuntime } from '../app/runtime.ts';
+import { VirtualScheduler, virtualClock } from '../app/virtual-scheduler.ts';
+import type { Config } from '../config.ts';
+import { AppError, describeError } from '../errors.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, ingestRawMessage } from '../ingest/ingest-message.ts';
+import { withCircuitBreaker } from '../llm/circuit-breaker.ts';
+import { createProvider } from '../llm/create-provider.ts';
+import type { LlmProvider } from '../llm/provider.ts';
+import type { Logger } from '../logger.ts';
+import { openMemoryDatabase } from '../store/database.ts';
+import { loadEvalPair } from '../store/eval-pairs.ts';
+import { scorePair, summarise, type EvalSummary, type PairScore } from './eval-score.ts';
+import { readHistory } from './history-files.ts';
+
+export interface EvalOptions {
+  input: string;
+  /** The support mailbox's address: its mail is the team's. */
+  address: string;
+  config: Config;
+  logger: Logger;
+  provider?: LlmProvider;
+  progress?: (done: number, total: number) => void;
+}
+
+export interface EvalPair extends PairScore {
+  customerMessageId: string;
+  teamReplyMessageId: string;
+  threadId: string;
+  draftId: string;
+  draft: string;
+  teamReply: string;
+}
+
+export interface EvalReport {
+  provider: string;
+  model: string;
+  address: string;
+  messages: number;
+  customerMails: number;
+  /** Customer mails the team answered (each the target of a pair). */
+  answered: number;
+  /** Answered customer mails the agent drafted no reply for (skipped, or covered by a draft already paired). */
+  undrafted: number;
+  pairs: EvalPair[];
+  summary: EvalSummary;
+  failures: string[];
+}
+
+interface HistoryMail {
+  name: string;
+  raw: Buffer;
+  date: Date | null;
+  from: string | null;
+  messageId: string | null;
+  inReplyTo: string | null;
+  needsHuman: boolean | null;
+}
+
+/** The few header fields the evaluation orders and pairs by (the header section only, unfolded). */
+function headerFields(raw: Buffer): Omit<HistoryMail, 'name' | 'raw'> {
+  const text = raw.subarray(0, 256 * 1024).toString('latin1');
+  const end = text.search(/\r?\n\r?\n/);
+  const headers = (end >= 0 ? text.slice(0, end) : text).replace(/\r?\n[ \t]+/g, ' ');
+  const field = (name: string) => new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(headers)?.[1]?.trim() ?? null;
+  const date = field('date');
+  const parsed = date ? new Date(date) : null;
+  const from = field('from');
+  const address = from ? (/<([^<>\s]+@[^<>\s]+)>/.exec(from)?.[1] ?? /\S+@\S+/.exec(from)?.[0] ?? null) : null;
+  const label = field('x-needs-human')?.toLowerCase() ?? null;
+  return {
+    date: parsed && Number.isFinite(parsed.getTime()) ? parsed : null,
+    from: address?.toLowerCase() ?? null,
+    messageId: /<[^<>\s]+>/.exec(field('message-id') ?? '')?.[0] ?? null,
+    inReplyTo: /<[^<>\s]+>/.exec(field('in-reply-to') ?? '')?.[0] ?? null,
+    needsHuman: label === 'yes' || label === 'true' ? true : label === 'no' || label === 'false' ? false : null,
+  };
+}
+
+export async function runEval(options: EvalOptions): Promise<EvalReport> {
+  const maxBytes = options.config.mail.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const history = (await readHistory(options.input, maxBytes)).map((m, index) => ({ ...m, ...headerFields(m.raw), index }));
+  if (history.length === 0) throw new AppError('INPUT_INVALID', `no messages found in ${options.input}`);
+  history.sort((a, b) => (a.date?.getTime() ?? Infinity) - (b.date?.getTime() ?? Infinity) || a.index - b.index);
+
+  const team = new Set([options.address, ...options.config.staffAddresses]);
+  const isTeam = (m: HistoryMail) => m.from !== null && team.has(m.from);
+  // The team's first reply to each customer mail is the reference for the agent's draft.
+  const customerIds = new Set(history.filter((m) => !isTeam(m) && m.messageId).map((m) => m.messageId!));
+  const references = new Map<string, HistoryMail>();
+  for (const m of history) {
+    if (isTeam(m) && m.inReplyTo && m.messageId && customerIds.has(m.inReplyTo) && !references.has(m.inReplyTo))
+      references.set(m.inReplyTo, m);
+  }
+
+  const clock = virtualClock(history.find((m) => m.date)?.date ?? new Date(0));
+  const provider = withCircuitBreaker(options.provider ?? createProvider(options.config.llm, options.logger));
+  const runtime = await openRuntime(options.config, options.logger, {
+    database: await openMemoryDatabase(),
+    supportAddress: options.address,
+    now: clock.now,
+    provider,
+    offline: true,
+  });
+  try {
+    const failures: string[] = [];
+    const scheduler = new VirtualScheduler(clock, (f) => failures.push(`${f.stage} ${f.threadId ?? ''}: ${f.error}`.slice(0, 500)));
+    const pipeline = runtime.pipeline(scheduler);
+    const ingestDeps = runtime.ingestDeps({ pipeline, logger: options.logger });
+    for (const [index, mail] of history.entries()) {
+      if (mail.date && mail.date > clock.now()) await scheduler.runUntil(mail.date, pipeline);
+      const at = clock.now();
+      await ingestRawMessage(
+        ingestDeps,
+        mail.raw,
+        { kind: 'replay', file: mail.name },
+        { receivedAt: at, now: at, sentByTeam: isTeam(mail) },
+      ).catch((error: unknown) => failures.push(`ingest ${mail.name}: ${describeError(error)}`.slice(0, 500)));
+      // The turn a customer mail starts runs now, before the team's reply arrives.
+      await scheduler.runUntil(clock.now(), pipeline);
+      options.progress?.(index + 1, history.length);
+    }
+
+    const pairs: EvalPair[] = [];
+    const pairedDrafts = new Set<string>();
+    let undrafted = 0;
+    for (const [customerMessageId, reply] of references) {
+      const record = await loadEvalPair(runtime.db, runtime.mailbox.id, customerMessageId, reply.messageId!);
+      if (!record?.draft || !record.turn || record.teamReply === null || pairedDrafts.has(record.draft.id)) {
+        undrafted++;
+        continue;
+      }
+      pairedDrafts.add(record.draft.id);
+      const score = scorePair({
+        draft: record.draft.body,
+        teamReply: record.teamReply,
+        context: record.turn.prompt,
+        profileValues: record.profileValues,
+        agentNeedsHuman: record.draft.needsHuman,
+        teamNeedsHuman: reply.needsHuman,
+        promptTokens: record.turn.promptTokens,
+        completionTokens: record.turn.completionTokens,
+        modelCalls: record.turn.modelCalls,
+      });
+      pairs.push({
+        customerMessageId,
+        teamReplyMessageId: reply.messageId!,
+        threadId: record.threadId,
+        draftId: record.draft.id,
+        draft: record.draft.body,
+        teamReply: record.teamReply,
+        ...score,
+      });
+    }
+    return {
+      provider: provider.name,
+      model: provider.model,
+      address: options.address,
+      messages: history.length,
+      customerMails: history.filter((m) => !isTeam(m)).length,
+      answered: references.size,
+      undrafted,
+      pairs,
+      summary: summarise(pairs),
+      failures,
+    };
+  } finally {
+    await runtime.close();
+  }
+}
