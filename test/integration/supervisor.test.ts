@@ -101,29 +101,32 @@ describe('under a supervisor', { timeout: 2 * STARTUP_MS }, () => {
   });
 
   // A new PID namespace needs root (CAP_SYS_ADMIN), as in the project's test machine and CI.
-  it.skipIf(process.getuid?.() !== 0)('as PID 1 of its own namespace (the Docker entry point), SIGTERM during start-up stops it once it is up', async () => {
-    // The image runs `node bin/support-agent.js start` as PID 1, where a signal without a listener
-    // is ignored; unshare gives the agent the same position without a Docker daemon. The signal
-    // goes to the agent itself, as Docker sends it (unshare's own process does not forward it).
-    const { env, port } = await agentEnv();
-    const agent = startProcess(
-      'unshare',
-      ['--pid', '--fork', '--kill-child=SIGKILL', process.execPath, 'bin/support-agent.js', 'start'],
-      env,
-      {
-        detached: true,
-      },
-    );
-    const pgid = agent.child.pid!;
-    groups.push(pgid);
-    await agent.waitForLog(/"database migrated"/, STARTUP_MS);
-    const node = processGroup(pgid).find((row) => row.ppid === pgid && row.command.includes('bin/support-agent.js start'));
-    expect(node).toBeDefined();
-    process.kill(node!.pid, 'SIGTERM');
+  it.skipIf(process.getuid?.() !== 0)(
+    'as PID 1 of its own namespace (the Docker entry point), SIGTERM during start-up stops it once it is up',
+    async () => {
+      // The image runs `node bin/support-agent.js start` as PID 1, where a signal without a listener
+      // is ignored; unshare gives the agent the same position without a Docker daemon. The signal
+      // goes to the agent itself, as Docker sends it (unshare's own process does not forward it).
+      const { env, port } = await agentEnv();
+      const agent = startProcess(
+        'unshare',
+        ['--pid', '--fork', '--kill-child=SIGKILL', process.execPath, 'bin/support-agent.js', 'start'],
+        env,
+        {
+          detached: true,
+        },
+      );
+      const pgid = agent.child.pid!;
+      groups.push(pgid);
+      await agent.waitForLog(/"database migrated"/, STARTUP_MS);
+      const node = processGroup(pgid).find((row) => row.ppid === pgid && row.command.includes('bin/support-agent.js start'));
+      expect(node).toBeDefined();
+      process.kill(node!.pid, 'SIGTERM');
 
-    expect(await agent.exited).toBe(0);
-    expect(processGroup(pgid)).toEqual([]);
-    expect(await portTaken(port)).toBe(false);
-    expect(agent.output()).toMatch(/"shutting down","signal":"SIGTERM"[^\n]*\n.*"stopped"/);
-  });
+      expect(await agent.exited).toBe(0);
+      expect(processGroup(pgid)).toEqual([]);
+      expect(await portTaken(port)).toBe(false);
+      expect(agent.output()).toMatch(/"shutting down","signal":"SIGTERM"[^\n]*\n.*"stopped"/);
+    },
+  );
 });
