@@ -20,6 +20,7 @@ import { eraseAction, eraseConfirmPage } from './pages/erase.ts';
 import { healthPage } from './pages/health.ts';
 import { loginRoutes } from './pages/login.ts';
 import { correctFactAction, deleteFactAction, profilePage, setFactAction } from './pages/profile.ts';
+import { skippedPage } from './pages/skipped.ts';
 import { originalMessageDownload, originalMessagePage, threadPage } from './pages/thread.ts';
 import { consoleSite, requestGuard } from './request-guard.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -122,6 +123,7 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   app.post('/facts/:id/correct', correctFactAction);
   app.post('/facts/:id/delete', deleteFactAction);
 
+  app.get('/skipped', skippedPage);
   app.get('/health', healthPage);
   app.get(`${BULL_BOARD_PATH}/`, (c) => c.redirect(BULL_BOARD_PATH, 308));
   app.route(BULL_BOARD_PATH, bullBoardApp(runtime.queues()));

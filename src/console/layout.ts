@@ -43,7 +43,7 @@ export function readNotice(c: ConsoleContext): NoticeCode | null {
   return parsed.success ? (parsed.data.notice ?? null) : null;
 }
 
-export type Section = 'drafts' | 'customers' | 'health';
+export type Section = 'drafts' | 'customers' | 'skipped' | 'health';
 
 export interface PageOptions {
   title: string;
@@ -86,6 +86,7 @@ export function renderPage(options: PageOptions): string {
     <ul>
       ${navLink('/drafts', 'Drafts to review', 'drafts', options.section)}
       ${navLink('/customers', 'Customers', 'customers', options.section)}
+      ${navLink('/skipped', 'Skipped mail', 'skipped', options.section)}
       ${navLink('/health', 'Health', 'health', options.section)}
     </ul>
   </nav>
