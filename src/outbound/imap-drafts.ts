@@ -13,7 +13,7 @@ export interface DraftsFolder {
 export function createImapDraftsFolder(login: ImapLogin): DraftsFolder {
   return {
     async appendOnce(messageId, raw) {
-      const client = createImapClient(login, { idle: false });
+      const client = await createImapClient(login, { idle: false });
       try {
         await client.connect();
         const folders = await client.list();
