@@ -56,6 +56,8 @@ export interface Runtime {
   /** The mailbox's Sent folder, when IMAP is configured (settles sends whose outcome was lost). */
   sentFolder(): SentFolder | null;
   imapConfigured: boolean;
+  /** The mailbox login (password or OAuth2 tokens) when IMAP is configured. */
+  imapLogin: ImapLogin | null;
   close(): Promise<void>;
 }
 
@@ -122,6 +124,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     provider,
     ingest,
     imapConfigured,
+    imapLogin,
     now,
     redis: () => (redis ??= createRedis(config.redisUrl, { forWorker: options.longRunning ?? false })),
     queues: () => (queues ??= new JobQueues(runtime.redis(), config.queuePrefix)),

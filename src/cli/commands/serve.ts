@@ -51,7 +51,7 @@ async function serveUntilSignal(parts: ServeParts, config: Config, logger: Logge
       stops.push(() => poller.stop());
     } else if (parts.poll === 'if-configured') {
       logger.warn(
-        'IMAP is not configured (IMAP_HOST, IMAP_USER, IMAP_PASSWORD): not polling a mailbox. Use `support-agent replay` to feed .eml files.',
+        'IMAP is not configured (IMAP_HOST, IMAP_USER, and IMAP_PASSWORD or MAIL_AUTH=oauth2): not polling a mailbox. Use `support-agent replay` to feed .eml files.',
       );
     }
     if (parts.console === true || (parts.console === 'if-configured' && config.console.password)) {
