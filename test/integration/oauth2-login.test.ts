@@ -6,6 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createImapClient, type ImapLogin } from '../../src/imap/imap-client.ts';
 import { createAccessTokenSource } from '../../src/net/oauth2-tokens.ts';
+import { createSmtpSender } from '../../src/outbound/smtp-sender.ts';
+import { startSmtpSink } from '../support/smtp-sink.ts';
 import { startAgentProcess } from '../support/agent-process.ts';
 import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
@@ -95,6 +97,36 @@ describe('XOAUTH2 login to Dovecot with tokens from a token endpoint', () => {
     await expect(refused).rejects.toThrow(`OAuth2 token endpoint ${provider.tokenUrl} refused the refresh: invalid_grant`);
     await expect(refused).rejects.toSatisfy((error: Error) => !/revoked-refresh-token|client-secret/.test(error.message));
   });
+
+  it('sends over SMTP with XOAUTH2, and a token the server refuses is replaced and the send goes through', async () => {
+    const sink = await startSmtpSink({ requireAuth: true, acceptAccessToken: (user, token) => provider.isActive(user, token) });
+    const tokens = createAccessTokenSource({ tokenUrl: provider.tokenUrl, ...CLIENT });
+    const sender = createSmtpSender({
+      host: '127.0.0.1',
+      port: sink.port,
+      secure: false,
+      rejectUnauthorized: false,
+      user: USER,
+      password: undefined,
+      oauth2: tokens,
+    });
+    try {
+      const mail = (n: number) => ({ from: USER, to: 'customer@example.net', subject: `reply ${n}`, text: 'hello' });
+      await sender.send(mail(1));
+      const first = provider.issued.length;
+      // Revoked at the provider while still fresh by the clock: the server refuses it, nodemailer
+      // asks for a renewed token and logs in again.
+      provider.expire(provider.issued.at(-1)!);
+      sender.close();
+      await sender.send(mail(2));
+      expect(provider.issued.length).toBe(first + 1);
+      const received = await sink.waitForMessages(2);
+      expect(received.map((m) => m.authenticatedUser)).toEqual([USER, USER]);
+    } finally {
+      sender.close();
+      await sink.close();
+    }
+  }, 60_000);
 
   it('`support-agent start` with MAIL_AUTH=oauth2 polls the mailbox over XOAUTH2 and never logs a secret', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'sa-oauth2-'));

@@ -18,6 +18,8 @@ export interface OAuth2Server {
   issued: string[];
   /** Tokens Dovecot asked about, in order. */
   introspected: string[];
+  /** Whether the provider still accepts this access token for `user`. */
+  isActive(user: string, token: string): boolean;
   /** The provider no longer accepts these access tokens (expired or revoked). */
   expire(...tokens: string[]): void;
   close(): Promise<void>;
@@ -84,6 +86,7 @@ export async function startOAuth2Server(options: {
     tokenUrl: `http://127.0.0.1:${port}/token`,
     introspectionUrl: `http://127.0.0.1:${port}/introspect`,
     ...state,
+    isActive: (user, token) => user === options.username && active.has(token),
     expire: (...tokens) => tokens.forEach((t) => active.delete(t)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
