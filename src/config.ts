@@ -122,6 +122,15 @@ const envSchema = z.object({
   SMTP_TLS_REJECT_UNAUTHORIZED: booleanFlag.default(true),
   SMTP_USER: z.string().optional(),
   SMTP_PASSWORD: optionalSecret,
+  /** password (IMAP_PASSWORD, SMTP_PASSWORD) or oauth2 (XOAUTH2 for IMAP and SMTP, from OAUTH2_REFRESH_TOKEN). */
+  MAIL_AUTH: z.enum(['password', 'oauth2']).default('password'),
+  /** Fills in OAUTH2_TOKEN_URL for google or microsoft (Microsoft 365 with the common tenant). */
+  OAUTH2_PROVIDER: z.enum(['google', 'microsoft', 'custom']).default('custom'),
+  OAUTH2_TOKEN_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OAUTH2_CLIENT_ID: z.string().optional(),
+  OAUTH2_CLIENT_SECRET: optionalSecret,
+  OAUTH2_REFRESH_TOKEN: optionalSecret,
+  OAUTH2_SCOPE: z.string().optional(),
   REPLY_MODE: z.enum(['draft', 'send']).default('draft'),
   REPLY_MAX_AGE: duration.default(7 * 86_400_000),
 
@@ -226,6 +235,17 @@ function grouped(e: z.output<typeof envSchema>) {
       user: e.SMTP_USER,
       password: e.SMTP_PASSWORD,
     },
+    /** XOAUTH2 for IMAP and SMTP instead of passwords; null with MAIL_AUTH=password. */
+    oauth2:
+      e.MAIL_AUTH === 'oauth2'
+        ? {
+            tokenUrl: e.OAUTH2_TOKEN_URL ?? OAUTH2_TOKEN_URLS[e.OAUTH2_PROVIDER] ?? '',
+            clientId: e.OAUTH2_CLIENT_ID ?? '',
+            clientSecret: e.OAUTH2_CLIENT_SECRET,
+            refreshToken: e.OAUTH2_REFRESH_TOKEN ?? '',
+            scope: e.OAUTH2_SCOPE,
+          }
+        : null,
     replyMode: e.REPLY_MODE,
     /** Mail older than this when ingested (a backlog, an initial sync) is stored and threaded but not answered. */
     replyMaxAgeMs: e.REPLY_MAX_AGE,
@@ -307,6 +327,12 @@ function grouped(e: z.output<typeof envSchema>) {
   };
 }
 
+/** The token endpoints of the providers `support-agent auth` knows. */
+export const OAUTH2_TOKEN_URLS: Partial<Record<'google' | 'microsoft' | 'custom', string>> = {
+  google: 'https://oauth2.googleapis.com/token',
+  microsoft: 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
+};
+
 /** Rules that involve more than one variable; each names the variable to fix. */
 function crossChecks(e: z.output<typeof envSchema>, ctx: z.RefinementCtx): void {
   if (e.LLM_PROVIDER === 'openai' && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
@@ -315,6 +341,14 @@ function crossChecks(e: z.output<typeof envSchema>, ctx: z.RefinementCtx): void 
       path: ['LLM_PROVIDER'],
       message: 'openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)',
     });
+  }
+  if (e.MAIL_AUTH === 'oauth2') {
+    const missing = [
+      ...(e.OAUTH2_CLIENT_ID ? [] : ['OAUTH2_CLIENT_ID']),
+      ...(e.OAUTH2_REFRESH_TOKEN ? [] : ['OAUTH2_REFRESH_TOKEN']),
+      ...(e.OAUTH2_TOKEN_URL || OAUTH2_TOKEN_URLS[e.OAUTH2_PROVIDER] ? [] : ['OAUTH2_TOKEN_URL']),
+    ];
+    for (const name of missing) ctx.addIssue({ code: 'custom', path: [name], message: 'required when MAIL_AUTH=oauth2' });
   }
   if (e.REPLY_MODE === 'send' && !e.SMTP_HOST) {
     ctx.addIssue({ code: 'custom', path: ['SMTP_HOST'], message: 'required when REPLY_MODE=send' });

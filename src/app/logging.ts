@@ -15,6 +15,8 @@ export function configSecrets(config: Config): string[] {
   return [
     config.imap.password,
     config.smtp.password,
+    config.oauth2?.clientSecret,
+    config.oauth2?.refreshToken,
     config.llm.apiKey,
     config.console.password,
     config.trust.messageIdSecret,

@@ -6,8 +6,8 @@
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { ruleFor, isProtectedKey, type PromotionPolicy } from '../memory/promotion-policy.ts';
-import { snakeCase } from '../memory/thread-state.ts';
-import { FACT_CATEGORIES, type FactCategory } from '../memory/types.ts';
+import { factCategoryProblem, factKeyProblem, isFactCategory } from '../memory/fact-input.ts';
+import type { FactCategory } from '../memory/types.ts';
 import type { DbClient } from '../store/client.ts';
 import type { Db } from '../store/database.ts';
 import { findEntity, type EntityRecord } from '../store/entities.ts';
@@ -33,9 +33,29 @@ export async function requireEntity(db: DbClient, ref: string): Promise<EntityRe
 }
 
 function categoryFor(policy: PromotionPolicy, key: string, requested: string | undefined): FactCategory {
-  if (requested && (FACT_CATEGORIES as readonly string[]).includes(requested)) return requested as FactCategory;
+  if (requested !== undefined && isFactCategory(requested)) return requested;
   if (isProtectedKey(policy, key)) return 'account';
   return policy.keys[key] ? ruleFor(policy, key, 'other').category : 'other';
+}
+
+/**
+ * Refuses a key that is not snake_case, an unknown category or an empty or over-long value,
+ * with one line that says what is accepted. Callers check a whole import before writing any of it.
+ */
+export function checkTrustedFactInput(input: Pick<TrustedFactInput, 'key' | 'value' | 'category'>): void {
+  const problem =
+    factKeyProblem(input.key) ??
+    (input.category === undefined ? null : factCategoryProblem(input.category)) ??
+    valueProblem(input.key, input.value);
+  if (problem) throw new AppError('INPUT_INVALID', problem);
+}
+
+const MAX_VALUE_LENGTH = 500;
+const normaliseValue = (value: string) => value.replace(/\s+/g, ' ').trim();
+
+function valueProblem(key: string, value: string): string | null {
+  const length = normaliseValue(value).length;
+  return length === 0 || length > MAX_VALUE_LENGTH ? `the value for ${key} must be 1-${MAX_VALUE_LENGTH} characters` : null;
 }
 
 /** Sets a fact from a trusted source; replaces the key's current value(s). Returns the fact id. */
@@ -46,10 +66,9 @@ export async function setTrustedFact(
   input: TrustedFactInput,
   now = new Date(),
 ): Promise<string> {
-  const key = snakeCase(input.key);
-  const value = input.value.replace(/\s+/g, ' ').trim();
-  if (!key) throw new AppError('INPUT_INVALID', `"${input.key}" is not a usable fact key`);
-  if (!value || value.length > 500) throw new AppError('INPUT_INVALID', `the value for ${key} must be 1-500 characters`);
+  checkTrustedFactInput(input);
+  const key = input.key;
+  const value = normaliseValue(input.value);
   const category = categoryFor(policy, key, input.category);
   const factId = newId('f');
   await recordTrustedFact(db, {

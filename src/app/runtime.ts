@@ -15,6 +15,7 @@ import { createImapDraftsFolder, type DraftsFolder } from '../outbound/imap-draf
 import { createImapSentFolder, type SentFolder } from '../outbound/imap-sent.ts';
 import type { OutboxDeps } from '../outbound/outbox.ts';
 import { createSmtpSender, type MailSender } from '../outbound/smtp-sender.ts';
+import { createAccessTokenSource } from '../net/oauth2-tokens.ts';
 import { JobQueues } from '../queue/jobs.ts';
 import { createRedis } from '../queue/redis.ts';
 import { openDatabase, type Database, type Db } from '../store/database.ts';
@@ -55,6 +56,8 @@ export interface Runtime {
   /** The mailbox's Sent folder, when IMAP is configured (settles sends whose outcome was lost). */
   sentFolder(): SentFolder | null;
   imapConfigured: boolean;
+  /** The mailbox login (password or OAuth2 tokens) when IMAP is configured. */
+  imapLogin: ImapLogin | null;
   close(): Promise<void>;
 }
 
@@ -89,7 +92,9 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
   const ingest = await ingestSettings(config, db, supportAddress);
   const provider = options.provider ?? createProvider(config.llm, logger);
   const offline = options.offline ?? false;
-  const imapConfigured = !offline && Boolean(config.imap.host && config.imap.user && config.imap.password);
+  // One token source for IMAP and SMTP: a refresh serves both, and a rotated refresh token is kept once.
+  const oauth2 = config.oauth2 ? createAccessTokenSource(config.oauth2) : null;
+  const imapConfigured = !offline && Boolean(config.imap.host && config.imap.user && (oauth2 || config.imap.password));
   const imapLogin: ImapLogin | null = imapConfigured
     ? {
         host: config.imap.host!,
@@ -97,7 +102,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         secure: config.imap.secure,
         rejectUnauthorized: config.imap.rejectUnauthorized,
         user: config.imap.user!,
-        password: config.imap.password!,
+        ...(oauth2 ? { oauth2 } : { password: config.imap.password! }),
       }
     : null;
 
@@ -119,6 +124,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     provider,
     ingest,
     imapConfigured,
+    imapLogin,
     now,
     redis: () => (redis ??= createRedis(config.redisUrl, { forWorker: options.longRunning ?? false })),
     queues: () => (queues ??= new JobQueues(runtime.redis(), config.queuePrefix)),
@@ -142,7 +148,13 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       now,
     }),
     outboxDeps: () => {
-      if (!offline && config.smtp.host && !sender) sender = createSmtpSender({ ...config.smtp, host: config.smtp.host });
+      if (!offline && config.smtp.host && !sender)
+        sender = createSmtpSender({
+          ...config.smtp,
+          host: config.smtp.host,
+          // XOAUTH2 logs in as SMTP_USER, or as the IMAP user when the mailbox is the same account.
+          ...(oauth2 ? { oauth2, user: config.smtp.user ?? config.imap.user } : {}),
+        });
       if (imapLogin && !drafts) drafts = createImapDraftsFolder(imapLogin);
       return {
         db,

@@ -14,11 +14,11 @@ const LEASE_TTL_MS = 30_000;
 
 export function startPoller(runtime: Runtime): MailboxPoller {
   const { config } = runtime;
-  const { host, user, password } = config.imap;
-  if (!host || !user || !password) throw new AppError('CONFIG_INVALID', 'polling needs IMAP_HOST, IMAP_USER and IMAP_PASSWORD');
+  const login = runtime.imapLogin;
+  if (!login) throw new AppError('CONFIG_INVALID', 'polling needs IMAP_HOST, IMAP_USER and IMAP_PASSWORD (or MAIL_AUTH=oauth2)');
   const logger = runtime.logger.child('poller');
   const poller = new MailboxPoller({
-    imap: { ...config.imap, host, user, password },
+    imap: { ...config.imap, ...login },
     store: createPollerStore(runtime.db, runtime.mailbox.id),
     ingest: ingestFetched(runtime.ingestDeps({ logger: logger.child('ingest') })),
     acquireLease: () => tryAcquireLease(runtime.redis(), `${config.queuePrefix}:poller-lease:${runtime.mailbox.id}`, LEASE_TTL_MS),

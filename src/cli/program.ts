@@ -3,7 +3,10 @@
  * module; the work lives in src/.
  */
 import { output } from './output.ts';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { IMPORT_FORMATS } from '../app/import-facts.ts';
+import { FACT_KEY_RULE } from '../memory/fact-input.ts';
+import { FACT_CATEGORIES } from '../memory/types.ts';
 import { runMigrate } from './commands/migrate.ts';
 import { runReplayCommand } from './commands/replay.ts';
 import { runEvalCommand } from './commands/eval.ts';
@@ -157,15 +160,16 @@ export function buildProgram(): Command {
     .command('set')
     .description('set a fact as an operator; the only way besides import to set protected keys such as account_tier')
     .argument('<customer>', 'an address or an entity id')
-    .argument('<key>', 'snake_case key, e.g. account_tier')
-    .argument('<value>', 'the value')
-    .option('--category <category>', 'identity | preference | account | situation | other')
+    .argument('<key>', `${FACT_KEY_RULE}, e.g. account_tier`)
+    .argument('<value>', 'the value (1-500 characters)')
+    .addOption(new Option('--category <category>', 'default: from the policy').choices(FACT_CATEGORIES))
     .action(runFactsSet);
 
   program
     .command('import')
     .description('import trusted facts from a CRM export (CSV or JSON keyed by email address)')
-    .argument('<file>', '.csv (email,key,value or email,<key>,<key>...) or .json')
+    .argument('<file>', '.csv (email,<key>,<key>... or email,key,value[,category]) or .json')
+    .addHelpText('after', `\n${IMPORT_FORMATS}`)
     .action(runImport);
 
   program

@@ -30,6 +30,7 @@ import {
   setFactAction,
 } from './pages/profile.ts';
 import { originalMessageDownload, originalMessagePage, promoteThreadAction, threadPage } from './pages/thread.ts';
+import { skippedPage } from './pages/skipped.ts';
 import { consoleSite, requestGuard } from './request-guard.ts';
 import { securityHeaders } from './security-headers.ts';
 import { STYLESHEET, STYLESHEET_PATH } from './styles.ts';
@@ -136,6 +137,7 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   app.post('/facts/:id/delete', deleteFactAction);
 
   app.get('/quality', qualityPage);
+  app.get('/skipped', skippedPage);
   app.get('/health', healthPage);
   app.get(`${BULL_BOARD_PATH}/`, (c) => c.redirect(BULL_BOARD_PATH, 308));
   app.route(BULL_BOARD_PATH, bullBoardApp(runtime.queues()));

@@ -52,7 +52,7 @@ export function readNotice(c: ConsoleContext): NoticeCode | null {
   return parsed.success ? (parsed.data.notice ?? null) : null;
 }
 
-export type Section = 'drafts' | 'customers' | 'commitments' | 'quality' | 'health';
+export type Section = 'drafts' | 'customers' | 'commitments' | 'quality' | 'skipped' | 'health';
 
 export interface PageOptions {
   title: string;
@@ -97,6 +97,7 @@ export function renderPage(options: PageOptions): string {
       ${navLink('/customers', 'Customers', 'customers', options.section)}
       ${navLink('/commitments', 'Commitments', 'commitments', options.section)}
       ${navLink('/quality', 'Quality', 'quality', options.section)}
+      ${navLink('/skipped', 'Skipped mail', 'skipped', options.section)}
       ${navLink('/health', 'Health', 'health', options.section)}
     </ul>
   </nav>

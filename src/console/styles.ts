@@ -24,6 +24,7 @@ a { color: var(--accent); }
 nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
 nav a { display: inline-block; padding: .35rem .1rem; }
 nav a[aria-current="page"] { font-weight: 700; color: var(--fg); text-decoration-thickness: 3px; }
+nav.filters a[aria-current="true"] { font-weight: 700; color: var(--fg); }
 .logout { margin-left: auto; }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
 main:focus { outline: none; }

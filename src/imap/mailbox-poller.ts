@@ -150,7 +150,7 @@ export class MailboxPoller extends EventEmitter {
   /** One connection's life. Returns true when it ended by a clean stop, throws on failure. */
   private async session(lease: Lease | null): Promise<boolean> {
     const { imap } = this.deps;
-    const client = createImapClient(imap, { idle: imap.idle });
+    const client = await createImapClient(imap, { idle: imap.idle });
     this.client = client;
     let failure: Error | null = null;
     const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));

@@ -25,7 +25,7 @@ export interface DraftsFolder {
 }
 
 async function withDrafts<T>(login: ImapLogin, what: string, work: (client: ImapFlow, path: string) => Promise<T>): Promise<T> {
-  const client = createImapClient(login, { idle: false });
+  const client = await createImapClient(login, { idle: false });
   try {
     await client.connect();
     const folders = await client.list();

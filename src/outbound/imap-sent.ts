@@ -14,7 +14,7 @@ export interface SentFolder {
 export function createImapSentFolder(login: ImapLogin): SentFolder {
   return {
     async contains(messageId) {
-      const client = createImapClient(login, { idle: false });
+      const client = await createImapClient(login, { idle: false });
       try {
         await client.connect();
         const folders = await client.list();

@@ -5,6 +5,7 @@
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { AppError } from '../errors.ts';
+import type { AccessTokenSource } from '../net/oauth2-tokens.ts';
 
 export interface SmtpSettings {
   host: string;
@@ -13,6 +14,8 @@ export interface SmtpSettings {
   rejectUnauthorized: boolean;
   user: string | undefined;
   password: string | undefined;
+  /** XOAUTH2 as `user` instead of the password (MAIL_AUTH=oauth2). */
+  oauth2?: AccessTokenSource | undefined;
 }
 
 export interface SendResult {
@@ -32,11 +35,31 @@ export function createSmtpSender(settings: SmtpSettings): MailSender {
     secure: settings.secure,
     ignoreTLS: false,
     tls: { rejectUnauthorized: settings.rejectUnauthorized },
-    ...(settings.user ? { auth: { user: settings.user, pass: settings.password ?? '' } } : {}),
+    ...(settings.user
+      ? {
+          auth: settings.oauth2 ? { type: 'OAuth2' as const, user: settings.user } : { user: settings.user, pass: settings.password ?? '' },
+        }
+      : {}),
     connectionTimeout: 30_000,
     greetingTimeout: 30_000,
     socketTimeout: 60_000,
   });
+  const { oauth2 } = settings;
+  if (oauth2) {
+    // nodemailer asks here for each login's token, with `renew` set after the server refused the
+    // previous one; it then retries the login once with the token given.
+    let last: string | null = null;
+    transport.set('oauth2_provision_cb', (_user: string, renew: boolean, callback: (error: Error | null, token?: string) => void) => {
+      if (renew && last) oauth2.invalidate(last);
+      oauth2.accessToken().then(
+        (token) => {
+          last = token;
+          callback(null, token);
+        },
+        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+      );
+    });
+  }
   return {
     async send(message) {
       try {

@@ -214,6 +214,40 @@ describe('the operator commands', () => {
     6 * COMMAND_TIMEOUT_MS,
   );
 
+  it('refuses a key that is not snake_case and an unknown category with one line, before touching the database', async () => {
+    // No DATABASE_URL and an empty DATA_DIR: a command that got as far as the database would say so instead.
+    const env = { DATA_DIR: await tempDir() };
+    const key = await run(['facts', 'set', 'alice@example.com', 'Billing Address', '1 Main St'], env);
+    expect(key.code).toBe(1);
+    expect(key.stderr).toMatch(
+      /^support-agent: INPUT_INVALID: key "Billing Address" is not snake_case: lower-case letters and digits joined by single underscores, at most 60 characters \(did you mean billing_address\?\)\n$/,
+    );
+    const category = await run(['facts', 'set', 'alice@example.com', 'plan', 'gold', '--category', 'bogus'], env);
+    expect(category.code).toBe(2);
+    expect(category.stderr).toBe(
+      "support-agent: option '--category <category>' argument 'bogus' is invalid. Allowed choices are identity, preference, account, situation, sentiment, other.\n",
+    );
+  });
+
+  it('`import --help` shows the CSV and JSON shapes with an example each', async () => {
+    const writes: string[] = [];
+    const original = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      writes.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      expect(await main(['import', '--help'])).toBe(0);
+    } finally {
+      process.stdout.write = original;
+    }
+    const help = writes.join('');
+    expect(help).toContain('email,account_tier,plan\n    alice@example.com,premium,annual');
+    expect(help).toContain('email,key,value,category\n    alice@example.com,account_tier,premium,account');
+    expect(help).toContain('[{"email": "alice@example.com", "account_tier": "premium", "plan": "annual"}]');
+    expect(help).toContain('[{"email": "alice@example.com", "facts": {"account_tier": "premium"}}]');
+  });
+
   it(
     'refuses to start with an invalid promotion policy, naming the problem',
     async () => {

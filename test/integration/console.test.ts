@@ -564,6 +564,69 @@ describe('the review console', () => {
     }
   }, 60_000);
 
+  it('lists skipped mail with its reason, filters by reason, and shows the raw source literally', async () => {
+    const token = newCase();
+    const autoReply = Buffer.concat([
+      Buffer.from('Auto-Submitted: auto-replied\r\n'),
+      eml({
+        from: 'Ivan <ivan@example.org>',
+        subject: `Out of office <script>alert("skip")</script> [${token}]`,
+        body: `I am away <script>window.__pwned = 7</script> until Monday <img src=x onerror="window.__pwned=8">`,
+        messageId: `<away-${token}@example.org>`,
+      }),
+    ]);
+    const listMail = Buffer.concat([
+      Buffer.from(`List-Id: Weekly news <news-${token}.example.org>\r\n`),
+      eml({
+        from: 'news@example.org',
+        subject: `Our weekly news [${token}]`,
+        body: 'Read all about it.',
+        messageId: `<news-${token}@example.org>`,
+      }),
+    ]);
+    for (const raw of [autoReply, listMail]) {
+      expect((await ingestRawMessage(runtime.ingestDeps({ logger: silentLogger }), raw, { kind: 'api' })).outcome).toBe('skipped');
+    }
+    const autoRow = (page: Page) => page.getByRole('row').filter({ hasText: `Out of office <script>alert("skip")</script> [${token}]` });
+    const listRow = (page: Page) => page.getByRole('row').filter({ hasText: `Our weekly news [${token}]` });
+
+    const page = await operatorPage('/drafts');
+    await page.getByRole('link', { name: 'Skipped mail' }).click();
+    await page.waitForURL(`${server.url}/skipped`);
+    await visible(page.getByRole('heading', { level: 1, name: 'Skipped mail' }));
+    expect(await textOf(autoRow(page).getByRole('cell').nth(3))).toMatch(/^auto-reply an out-of-office .*\s+Auto-Submitted: auto-replied/);
+    expect(await textOf(listRow(page).getByRole('cell').nth(3))).toMatch(/^mailing-list list or bulk mail\s+List-Id present/);
+    expect(await textOf(autoRow(page).getByRole('cell').nth(1))).toBe('Ivan <ivan@example.org>');
+
+    await page
+      .getByRole('navigation', { name: 'Filter by reason' })
+      .getByRole('link', { name: /^auto-reply \(\d+\)$/ })
+      .click();
+    await page.waitForURL(`${server.url}/skipped?reason=auto-reply`);
+    await visible(autoRow(page));
+    expect(await listRow(page).count()).toBe(0);
+    await screenshot(page, 'console-skipped-mail');
+
+    await autoRow(page)
+      .getByRole('link', { name: /Raw source/ })
+      .click();
+    await page.waitForURL(/\/messages\/[^/]+\/original$/);
+    const source = await textOf(page.locator('pre.mail'));
+    expect(source).toContain('Auto-Submitted: auto-replied');
+    expect(source).toContain('I am away <script>window.__pwned = 7</script> until Monday <img src=x onerror="window.__pwned=8">');
+    expect(await page.evaluate("'__pwned' in window")).toBe(false);
+    expect(await page.locator('script').count()).toBe(0);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(dialogs).toEqual([]);
+
+    const { cookie } = await fetchLogin(server.url);
+    const bogus = await fetch(`${server.url}/skipped?reason=bogus`, { headers: { cookie } });
+    expect(bogus.status).toBe(400);
+    const anonymous = await fetch(`${server.url}/skipped`, { redirect: 'manual' });
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).not.toContain(token);
+  }, 60_000);
+
   it('a POST without the CSRF token is refused, and the login form has its own token', async () => {
     const frank = await customerWrites({ from: 'frank@example.com' });
     const loginPage = await fetch(`${server.url}/login`);

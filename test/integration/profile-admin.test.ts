@@ -110,8 +110,73 @@ describe('trusted facts', () => {
   it('refuses an import with a bad address, naming it', async () => {
     await writeFile(path.join(dir, 'bad.csv'), 'email,plan\nnot-an-address,gold\n');
     await expect(importFacts(h.runtime.db, h.runtime.policy, { mode: 'address' }, path.join(dir, 'bad.csv'))).rejects.toThrow(
-      /"not-an-address" is not an email address/,
+      /bad\.csv: line 2: "not-an-address" is not an email address/,
     );
+  });
+
+  it('reads the natural JSON shape, one object per customer with its keys beside the address', async () => {
+    await writeFile(
+      path.join(dir, 'natural.json'),
+      JSON.stringify([
+        { email: 'fay@globex.example', account_tier: 'enterprise', seats: 40, trial: false, notes: null },
+        { email: 'gus@globex.example', plan: 'monthly', category: 'account' },
+      ]),
+    );
+    expect(await importFacts(h.runtime.db, h.runtime.policy, { mode: 'address' }, path.join(dir, 'natural.json'))).toEqual({
+      facts: 4,
+      customers: 2,
+    });
+    const fay = await findEntity(h.runtime.db, 'fay@globex.example');
+    expect(await activeFacts(fay!.id)).toEqual([
+      { key: 'account_tier', value: 'enterprise', origin: 'import' },
+      { key: 'seats', value: '40', origin: 'import' },
+      { key: 'trial', value: 'false', origin: 'import' },
+    ]);
+  });
+
+  it.each([
+    [
+      'header.csv',
+      'email,Account Tier\nhal@wayne.example,gold\n',
+      /header\.csv: line 2: key "Account Tier" is not snake_case: .*did you mean account_tier\?/,
+    ],
+    [
+      'category.csv',
+      'email,key,value,category\nhal@wayne.example,plan,gold,account\nhal@wayne.example,tier,gold,bogus\n',
+      /category\.csv: line 3: category "bogus" is not one of identity, preference, account, situation, sentiment, other$/,
+    ],
+    [
+      'object.json',
+      JSON.stringify({ email: 'hal@wayne.example', plan: 'gold' }),
+      /object\.json: expected an array of \{"email", "<key>": value/,
+    ],
+    [
+      'nested.json',
+      JSON.stringify([{ email: 'hal@wayne.example', plan: { tier: 'gold' } }]),
+      /nested\.json: entry 0: plan: expected a string, number, boolean or null; accepted: /,
+    ],
+    [
+      'noemail.json',
+      JSON.stringify([{ address: 'hal@wayne.example', plan: 'gold' }]),
+      /noemail\.json: entry 0: email: needs "email" \(a string\); accepted: /,
+    ],
+    [
+      'long.json',
+      JSON.stringify([{ email: 'hal@wayne.example', key: 'plan' }]),
+      /long\.json: entry 0: value: expected a string, number or boolean; accepted: /,
+    ],
+    ['broken.json', '[{"email": "hal@wayne.example",', /broken\.json: not JSON/],
+    [
+      'empty-value.json',
+      JSON.stringify([{ email: 'hal@wayne.example', key: 'plan', value: '  ' }]),
+      /entry 0: the value for plan must be 1-500 characters/,
+    ],
+  ])('refuses %s with one line that says what is accepted, and writes nothing', async (name, content, message) => {
+    await writeFile(path.join(dir, name), content);
+    const refused = importFacts(h.runtime.db, h.runtime.policy, { mode: 'address' }, path.join(dir, name));
+    await expect(refused).rejects.toThrow(message);
+    await expect(refused).rejects.toSatisfy((error: Error) => !error.message.includes('\n'));
+    expect(await findEntity(h.runtime.db, 'hal@wayne.example')).toBeNull();
   });
 
   it("a trusted value replaces the key's current one for that customer only, and the trail says what it replaced", async () => {
@@ -123,7 +188,7 @@ describe('trusted facts', () => {
       h.runtime.db,
       h.runtime.policy,
       eve.id,
-      { key: 'Account Tier', value: ' gold  plus ', origin: 'operator', actor: 'test' },
+      { key: 'account_tier', value: ' gold  plus ', origin: 'operator', actor: 'test' },
       at,
     );
     expect(await h.runtime.db.profileFact.findUniqueOrThrow({ where: { id: before.id } })).toMatchObject({
@@ -155,7 +220,23 @@ describe('trusted facts', () => {
     });
     await expect(
       setTrustedFact(h.runtime.db, h.runtime.policy, eve.id, { key: '!!', value: 'x', origin: 'operator', actor: 'test' }),
-    ).rejects.toThrow(/not a usable fact key/);
+    ).rejects.toThrow(/key "!!" is not snake_case/);
+    await expect(
+      setTrustedFact(h.runtime.db, h.runtime.policy, eve.id, { key: 'Account Tier', value: 'x', origin: 'operator', actor: 'test' }),
+    ).rejects.toThrow(/key "Account Tier" is not snake_case: .*\(did you mean account_tier\?\)/);
+    await expect(
+      setTrustedFact(h.runtime.db, h.runtime.policy, eve.id, {
+        key: 'plan',
+        value: 'x',
+        category: 'bogus',
+        origin: 'operator',
+        actor: 'test',
+      }),
+    ).rejects.toThrow('category "bogus" is not one of identity, preference, account, situation, sentiment, other');
+    expect(await activeFacts(eve.id)).toEqual([
+      { key: 'account_tier', value: 'gold plus', origin: 'operator' },
+      { key: 'renewal_month', value: 'march', origin: 'import' },
+    ]);
   });
 
   it('a deleted fact is history, not profile', async () => {

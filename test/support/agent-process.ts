@@ -18,9 +18,24 @@ export interface AgentProcess {
 }
 
 export function startAgentProcess(command: string[], env: Record<string, string>): AgentProcess {
-  const child = spawn(process.execPath, [BIN, ...command], {
+  return startProcess(process.execPath, [BIN, ...command], env);
+}
+
+/**
+ * Any launcher of the agent (`npm start`, a PID-1 namespace), with the same log capture.
+ * `detached` puts it in a process group of its own (its pid), so a test can list what is left in it.
+ */
+export function startProcess(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  options: { detached?: boolean } = {},
+): AgentProcess {
+  const child = spawn(file, args, {
+    cwd: path.resolve(import.meta.dirname, '../..'),
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'debug', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   let output = '';
   const listeners = new Set<() => void>();

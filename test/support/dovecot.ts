@@ -52,8 +52,15 @@ export const DEFAULT_DOVECOT_USERS: readonly DovecotUser[] = Object.freeze([
   { user: 'other@acme.example', password: 'other-pass' },
 ]);
 
-export async function startDovecot(options: { users?: DovecotUser[] } = {}): Promise<DovecotServer> {
-  const server = await launchDovecot((options.users ?? DEFAULT_DOVECOT_USERS).map((u) => ({ ...u })));
+/**
+ * `oauth2IntrospectionUrl` adds XOAUTH2 and OAUTHBEARER logins, each token checked at that
+ * RFC 7662 introspection endpoint (test/support/oauth2-server.ts); passwords keep working.
+ */
+export async function startDovecot(options: { users?: DovecotUser[]; oauth2IntrospectionUrl?: string } = {}): Promise<DovecotServer> {
+  const server = await launchDovecot(
+    (options.users ?? DEFAULT_DOVECOT_USERS).map((u) => ({ ...u })),
+    options.oauth2IntrospectionUrl ? { oauth2IntrospectionUrl: options.oauth2IntrospectionUrl } : {},
+  );
   const mailboxes = new DovecotMailboxes(server);
   return {
     host: server.host,

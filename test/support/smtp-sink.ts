@@ -59,6 +59,8 @@ export interface SmtpSinkOptions {
   requireAuth?: boolean;
   user?: string;
   password?: string;
+  /** Also offer XOAUTH2; a login succeeds when this says the bearer token is valid for the user. */
+  acceptAccessToken?: (user: string, token: string) => boolean;
 }
 
 const MAX_SIZE = 30 * 1024 * 1024;
@@ -107,7 +109,7 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
     logger: false,
     secure: false,
     disabledCommands: ['STARTTLS'],
-    authMethods: ['PLAIN', 'LOGIN'],
+    authMethods: options?.acceptAccessToken ? ['PLAIN', 'LOGIN', 'XOAUTH2'] : ['PLAIN', 'LOGIN'],
     authOptional: !requireAuth,
     allowInsecureAuth: true,
     size: MAX_SIZE,
@@ -116,6 +118,15 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
     onAuth(auth, _session, callback) {
       if ((auth.method === 'PLAIN' || auth.method === 'LOGIN') && auth.username === user && auth.password === password) {
         callback(null, { user: auth.username });
+        return;
+      }
+      if (auth.method === 'XOAUTH2' && options?.acceptAccessToken) {
+        if (auth.username && auth.accessToken && options.acceptAccessToken(auth.username, auth.accessToken)) {
+          callback(null, { user: auth.username });
+          return;
+        }
+        // RFC 7628: the JSON challenge that tells the client to get a new token and try again.
+        callback(null, { data: { status: '401', schemes: 'bearer', scope: 'https://mail.google.com/' } });
         return;
       }
       callback(smtpError(535, 'Error: authentication credentials invalid'));

@@ -6,7 +6,7 @@ import { describeErasure, eraseCustomer } from '../../app/erase-customer.ts';
 import { importFacts } from '../../app/import-facts.ts';
 import { linkAddress } from '../../app/link-address.ts';
 import { createAppLogger } from '../../app/logging.ts';
-import { requireEntity, setTrustedFact } from '../../app/profile-admin.ts';
+import { checkTrustedFactInput, requireEntity, setTrustedFact } from '../../app/profile-admin.ts';
 import { promoteThread } from '../../app/promote-thread.ts';
 import { openRuntime, type Runtime } from '../../app/runtime.ts';
 import { loadConfig } from '../../config.ts';
@@ -253,7 +253,9 @@ export function runWhy(ref: string, key: string | undefined, options: { asOf?: s
   });
 }
 
-export function runFactsSet(ref: string, key: string, value: string, options: { category?: string }): Promise<void> {
+export async function runFactsSet(ref: string, key: string, value: string, options: { category?: string }): Promise<void> {
+  // Refused before the database is opened: a typo costs nothing.
+  checkTrustedFactInput({ key, value, ...(options.category ? { category: options.category } : {}) });
   return withRuntime(async ({ db, policy }) => {
     const entity = await requireEntity(db, ref);
     const factId = await setTrustedFact(db, policy, entity.id, {

@@ -3,7 +3,8 @@
  */
 import { createAppLogger } from '../../app/logging.ts';
 import { openRuntime, type Runtime } from '../../app/runtime.ts';
-import { loadConfig } from '../../config.ts';
+import { loadConfig, type Config } from '../../config.ts';
+import type { Logger } from '../../logger.ts';
 import { Redis } from 'ioredis';
 import { AppError, describeError } from '../../errors.ts';
 import { redactUrl } from '../../store/database.ts';
@@ -19,9 +20,26 @@ export interface ServeParts {
   consolePort?: number;
 }
 
+/**
+ * How long a stop may take after SIGTERM or SIGINT before the process exits anyway: less than
+ * Docker's and systemd's default wait before SIGKILL (10 s and 90 s), so the last log line says why.
+ */
+const SHUTDOWN_DEADLINE_MS = 9_000;
+
 export async function runServe(parts: ServeParts): Promise<void> {
   const config = loadConfig();
   const logger = createAppLogger(config);
+  // Listening from the first moment: a signal during start-up (migrations can take a while) stops
+  // the process as soon as it is up, and as PID 1 in a container a signal without a listener is ignored.
+  const shutdown = shutdownSignal(logger);
+  try {
+    await serveUntilSignal(parts, config, logger, shutdown.received);
+  } finally {
+    shutdown.dispose();
+  }
+}
+
+async function serveUntilSignal(parts: ServeParts, config: Config, logger: Logger, signalled: Promise<NodeJS.Signals>): Promise<void> {
   await assertRedisReachable(config.redisUrl);
   const runtime = await openRuntime(config, logger, { longRunning: true });
   const stops: Array<() => Promise<void>> = [];
@@ -35,7 +53,7 @@ export async function runServe(parts: ServeParts): Promise<void> {
       stops.push(() => poller.stop());
     } else if (parts.poll === 'if-configured') {
       logger.warn(
-        'IMAP is not configured (IMAP_HOST, IMAP_USER, IMAP_PASSWORD): not polling a mailbox. Use `support-agent replay` to feed .eml files.',
+        'IMAP is not configured (IMAP_HOST, IMAP_USER, and IMAP_PASSWORD or MAIL_AUTH=oauth2): not polling a mailbox. Use `support-agent replay` to feed .eml files.',
       );
     }
     if (runtime.database.kind === 'pglite') {
@@ -56,8 +74,8 @@ export async function runServe(parts: ServeParts): Promise<void> {
     throw error;
   }
   logger.info('running; press Ctrl+C to stop', { database: runtime.database.kind });
-  await waitForShutdownSignal();
-  logger.info('shutting down');
+  const signal = await signalled;
+  logger.info('shutting down', { signal });
   for (const stop of stops.reverse()) {
     await stop().catch((error: unknown) => logger.warn('shutdown step failed', { error: describeError(error) }));
   }
@@ -96,14 +114,32 @@ async function assertRedisReachable(url: string): Promise<void> {
   }
 }
 
-function waitForShutdownSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
+/**
+ * The first SIGTERM or SIGINT starts the stop. Later ones are absorbed: `npm start` in a terminal
+ * delivers Ctrl+C twice (the terminal signals the whole group and npm forwards its own copy), and
+ * without a listener the second would kill the process halfway through closing the database. A
+ * stop (or a handle left open after it) that outlives SHUTDOWN_DEADLINE_MS ends the process with exit code 1.
+ */
+function shutdownSignal(logger: Logger): { received: Promise<NodeJS.Signals>; dispose: () => void } {
+  let resolve: (signal: NodeJS.Signals) => void = () => {};
+  const received = new Promise<NodeJS.Signals>((r) => (resolve = r));
+  let deadline: NodeJS.Timeout | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (deadline) return;
+    deadline = setTimeout(() => {
+      logger.error('shutdown did not finish in time; exiting', { deadlineMs: SHUTDOWN_DEADLINE_MS });
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    resolve(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    received,
+    // The deadline stays armed (unref'd): a handle left open after the stop must not keep the process.
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }

@@ -70,7 +70,7 @@ function setFactForm(entityId: string, knownKeys: readonly string[], session: Se
   ${csrfField(session)}
   <p class="muted">Operator facts are trusted: this is one of only two ways (with an import) to set protected keys such as account_tier.</p>
   <label for="fact-key">Key (snake_case)</label>
-  <input type="text" id="fact-key" name="key" list="known-keys" required maxlength="80" autocomplete="off">
+  <input type="text" id="fact-key" name="key" list="known-keys" required maxlength="60" pattern="[a-z0-9]+(_[a-z0-9]+)*" autocomplete="off">
   <datalist id="known-keys">${knownKeys.map((k) => html`<option value="${k}"></option>`)}</datalist>
   <label for="fact-value">Value</label>
   <input type="text" id="fact-value" name="value" required maxlength="500">
