@@ -504,7 +504,11 @@ async function storeTeamReply(
   const draft = await draftByMessageId(deps.sql, deps.mailbox.id, messageId);
   if (draft) {
     const existing = await findStoredMessage(deps.sql, deps.mailbox.id, messageId);
-    if (draft.status !== 'draft' || draft.outcome !== 'pending') {
+    // A draft still for a person, or one taken off review (superseded, discarded, replaced) that a
+    // person sent all the same from a copy they had open: what was sent is the team's reply. Any
+    // other status means the agent sent it itself (its copy in Sent), or it was recorded already.
+    const forPerson = (draft.status === 'draft' || draft.status === 'discarded') && existing?.author === 'agent';
+    if (!forPerson) {
       const ownSend = existing?.author === 'agent';
       return result(
         existing?.id ?? '',
@@ -516,7 +520,8 @@ async function storeTeamReply(
         false,
       );
     }
-    const settlements = settleDrafts(sent, await pendingDraftsOfThread(deps.sql, draft.threadId));
+    const pending = await pendingDraftsOfThread(deps.sql, draft.threadId);
+    const settlements = settleDrafts(sent, pending.some((d) => d.id === draft.id) ? pending : [draft, ...pending]);
     await adoptSentDraft(deps.sql, {
       mailboxId: deps.mailbox.id,
       messageId,

@@ -44,7 +44,8 @@ export async function draftByMessageId(sql: SqlExecutor, mailboxId: string, mess
 }
 
 /**
- * Records settlements, each only while its draft is still pending: a draft a person sent becomes
+ * Records settlements, each only while its draft was not sent (pending, or taken off review but then
+ * sent by a person all the same): a draft a person sent becomes
  * `sent` (sent-as-is, sent-edited), one the team replaced becomes `discarded` (its copy in the
  * Drafts folder then goes), and the agent's message rows that mirror them follow.
  */
@@ -63,7 +64,7 @@ export async function recordDraftOutcomes(
          "status" = CASE WHEN x."outcome" = 'replaced' THEN 'discarded' ELSE 'sent' END,
          "sentAt" = CASE WHEN x."outcome" = 'replaced' THEN d."sentAt" ELSE $3::timestamp END,
          "updatedAt" = $3::timestamp
-       FROM x WHERE d."id" = x."draftId" AND d."outcome" = 'pending'
+       FROM x WHERE d."id" = x."draftId" AND d."status" IN ('draft', 'discarded')
        RETURNING d."mailboxId", d."messageId", d."status"
      )
      UPDATE "Message" m SET "status" = d."status" FROM d

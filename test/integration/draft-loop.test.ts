@@ -261,18 +261,50 @@ describe('the draft loop', () => {
     expect(await copiesInDrafts(second.messageId)).toHaveLength(1);
   });
 
+  it('counts a superseded draft that a person sent all the same as sent, and the newer one as replaced', async () => {
+    const first = await h.runtime.db.draft.findFirstOrThrow({ where: { inReplyTo: '<loop-5@customer.example>' } });
+    const second = await h.runtime.db.draft.findFirstOrThrow({ where: { inReplyTo: '<loop-5b@customer.example>' } });
+    await dovecot.append(
+      SUPPORT,
+      'Sent',
+      sentMail({
+        messageId: first.messageId,
+        inReplyTo: '<loop-5@customer.example>',
+        to: 'carla5@customer.example',
+        subject: first.subject,
+        body: first.body,
+      }),
+      ['\\Seen'],
+    );
+    const sent = await waitFor(
+      () => h.runtime.db.draft.findUniqueOrThrow({ where: { id: first.id } }),
+      (d) => d.outcome !== 'superseded',
+      30_000,
+      'the superseded draft to be recorded as sent',
+    );
+    expect(sent).toMatchObject({ outcome: 'sent-as-is', outcomeSimilarity: 1, outcomeMatch: 'message-id', status: 'sent' });
+    expect(await h.runtime.db.draft.findUniqueOrThrow({ where: { id: second.id } })).toMatchObject({
+      outcome: 'replaced',
+      status: 'discarded',
+    });
+    expect(await h.runtime.db.message.findFirstOrThrow({ where: { messageId: first.messageId } })).toMatchObject({
+      author: 'staff',
+      status: 'sent',
+    });
+  });
+
   it('sums the outcomes up in the quality figures', async () => {
     const stats = await loadQualityStats(h.runtime.db, new Date(Date.now() - 3_600_000));
-    expect(stats.byOutcome).toEqual({ pending: 1, 'sent-as-is': 0, 'sent-edited': 2, replaced: 1, discarded: 2, superseded: 1 });
+    expect(stats.byOutcome).toEqual({ pending: 0, 'sent-as-is': 1, 'sent-edited': 2, replaced: 2, discarded: 2, superseded: 0 });
     expect(stats.drafts).toBe(7);
-    // None of the five drafts a person decided on went out as drafted.
-    expect(stats.approvalAsIsRate).toBe(0);
+    // One of the seven drafts a person decided on went out as drafted.
+    expect(stats.approvalAsIsRate).toBe(0.143);
     const edited = await h.runtime.db.draft.findMany({ where: { outcome: 'sent-edited' }, select: { outcomeSimilarity: true } });
     const mean = edited.reduce((sum, d) => sum + d.outcomeSimilarity!, 0) / edited.length;
     expect(stats.meanEditedSimilarity).toBeCloseTo(mean, 3);
     expect(stats.needsHumanRate).toBe(0);
     expect(stats.medianSecondsToDraft).not.toBeNull();
     expect(stats.perIntent.reduce((sum, i) => sum + i.drafts, 0)).toBe(7);
-    expect(formatQualityStats(stats)).toMatch(/^all\s+7\s+0\s+2\s+1\s+2\s+1\s+1\s+0\.0%/m);
+    expect(formatQualityStats(stats)).toMatch(/^all\s+7\s+1\s+2\s+2\s+2\s+0\s+0\s+14\.3%/m);
   });
 });
