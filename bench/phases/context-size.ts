@@ -22,6 +22,8 @@ import { identifiersOf, realisticTurnModel } from '../scripted-model.ts';
 const LENGTHS = [1, 10, 50, 200] as const;
 /** Where the survival of early identifiers is read (the "message 150"). */
 const SURVIVAL_AT = 150;
+/** Stated once each in messages 1-5 of the generated thread, never again. */
+const EARLY_REFERENCES = ['WS-48213', 'TK-77120', 'ERR-4042', 'INV-5120', 'PO-88213'];
 const TARGET_RATIO_AT_200 = 0.05;
 /** How much the context without the new email may vary between lengths: summary wording varies, its cap does not. */
 const FLAT_TOLERANCE = 0.1;
@@ -36,7 +38,7 @@ interface Point {
 
 export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
   const longest = LENGTHS.at(-1)!;
-  const thread = await generateThread({ seed: ctx.seed + 101, length: longest });
+  const thread = await generateThread({ seed: ctx.seed + 101, length: longest, earlyReferences: EARLY_REFERENCES });
   const h = await openHarness(ctx, {}, { workers: false });
   h.llm.setFallback(realisticTurnModel());
   const { runtime } = h;
