@@ -9,6 +9,7 @@ import { runHostileMail } from './phases/hostile-mail.ts';
 import { runInitialSync, runSyncFill } from './phases/initial-sync.ts';
 import { runIngestion } from './phases/ingestion.ts';
 import { runLatency } from './phases/latency.ts';
+import { runPromotionCadence } from './phases/promotion-cadence.ts';
 import { runWorkerThroughput } from './phases/worker-throughput.ts';
 
 const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
@@ -20,6 +21,7 @@ const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
   'initial-sync': runInitialSync,
   'sync-fill': runSyncFill,
   'hostile-mail': runHostileMail,
+  'promotion-cadence': runPromotionCadence,
 };
 
 async function main(): Promise<number> {

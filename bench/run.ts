@@ -19,6 +19,7 @@ const PHASES = [
   'latency',
   'initial-sync',
   'hostile-mail',
+  'promotion-cadence',
 ] as const;
 type Phase = (typeof PHASES)[number];
 /**
@@ -31,7 +32,7 @@ const GROUPS: ReadonlyArray<readonly Phase[]> = [
   ['ingestion-pglite'],
   ['worker-throughput'],
   ['latency'],
-  ['initial-sync', 'context-size'],
+  ['initial-sync', 'context-size', 'promotion-cadence'],
   ['hostile-mail'],
 ];
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');

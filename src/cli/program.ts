@@ -2,6 +2,7 @@
  * The `support-agent` command line. Each action only parses its arguments and calls a command
  * module; the work lives in src/.
  */
+import { output } from './output.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { runMigrate } from './commands/migrate.ts';
 import { runReplayCommand } from './commands/replay.ts';
@@ -36,6 +37,9 @@ export function buildProgram(): Command {
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({
+      // A command the running agent serves writes to its operator, not to the agent's streams.
+      writeOut: (text) => output().out(text),
+      writeErr: (text) => output().err(text),
       // Errors stay one line; help goes to stdout.
       outputError: (text, write) => write(`support-agent: ${text.replace(/^error: /, '').trim()}\n`),
     });
@@ -113,6 +117,7 @@ export function buildProgram(): Command {
     .command('commitments')
     .description('list what the support side promised and has not done yet, oldest due first')
     .option('--overdue', 'only commitments past their due date')
+    .option('--all', 'also the fulfilled and cancelled ones, with what closed them')
     .option('--customer <customer>', "only this customer's (an address or an entity id)")
     .option('--json', 'print JSON')
     .action(runCommitments);

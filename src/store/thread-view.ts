@@ -188,3 +188,8 @@ export async function messagesByMessageId(
     select: { id: true, threadId: true, messageId: true },
   });
 }
+
+/** Whose thread this is (null for an unknown or erased one). */
+export async function threadOwner(db: DbClient, threadId: string): Promise<{ entityId: string } | null> {
+  return db.thread.findUnique({ where: { id: threadId }, select: { entityId: true } });
+}

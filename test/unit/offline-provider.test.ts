@@ -151,4 +151,34 @@ describe('the offline provider (rules, not a model)', () => {
       { text: "We'll refund the duplicate charge by Friday", due: 'by Friday', sourceMessageId: '<r1@x>' },
     ]);
   });
+
+  it.each([
+    ['I work for Northwind Traders.\n\nBest regards,\nPriya', 'company', 'Northwind Traders'],
+    ['I work at Acme Widgets\nSent from my phone', 'company', 'Acme Widgets'],
+    ['I work for Globex, and we use the Pro plan.', 'company', 'Globex'],
+    [
+      'I am troubleshooting sync failures with error E-1042 since this morning on all Windows laptops.',
+      'current_issue',
+      'sync failures with error E-1042 since this morning on all',
+    ],
+    ["I'm dealing with a login loop.", 'current_issue', 'a login loop'],
+    ['From now on, please call me in the mornings instead.', 'preferred_contact_time', 'mornings'],
+    ['Our workspace ID is WS-48213. Thanks', 'workspace_id', 'WS-48213'],
+  ])('reads %j as %s = %j, its evidence whole words of the message', async (text, key, value) => {
+    const message = { messageId: '<m2@x>', date: new Date('2026-11-02T09:00:00Z'), text };
+    const outcome = await provider.threadPromotion({
+      prompt: { system: 's', user: 'u' },
+      thread,
+      messages: [message],
+      replies: [],
+      commitments: [],
+    });
+    if (!outcome.ok) throw new Error('offline provider failed');
+    const fact = outcome.value.facts.find((f) => f.key === key);
+    expect(fact?.value).toBe(value);
+    const at = text.indexOf(fact!.evidence);
+    expect(at).toBeGreaterThanOrEqual(0);
+    // The quote ends at a word's end: the next character of the message is not a letter or digit.
+    expect(text.slice(at + fact!.evidence.length, at + fact!.evidence.length + 1)).not.toMatch(/[\p{L}\p{N}]/u);
+  });
 });

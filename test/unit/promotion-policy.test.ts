@@ -813,7 +813,7 @@ describe('the offline provider’s facts under the policy', () => {
       [
         ['preferred_contact_channel', 'email', 'accepted'],
         ['preferred_language', 'german', 'accepted'],
-        ['company', 'Initech Systems.', 'accepted'], // the offline pattern keeps the full stop
+        ['company', 'Initech Systems', 'accepted'],
       ],
     ],
     [
