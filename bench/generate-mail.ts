@@ -338,6 +338,8 @@ interface ThreadPlan {
   /** Plain text of the last message (what the next reply quotes). */
   lastText: string;
   lastDate: Date;
+  /** Identifiers stated once each, one per message from the first (working-memory figures). */
+  earlyReferences?: readonly string[];
 }
 
 function makeCustomer(rng: Rng, index: number): Customer {
@@ -499,7 +501,8 @@ async function composeCustomerMail(
 ): Promise<Composed> {
   const target = targetSize(rng);
   const written = newText(rng, plan, position);
-  let body = written.body;
+  const reference = plan.earlyReferences?.[position - 1];
+  let body = reference ? `${written.body}\n\nFor reference, the ID is ${reference}.` : written.body;
   const fresh = () => `${body}\n\n${written.closing}`;
   let quote = position > 1 ? quotedHistory(rng, plan, date, support.name, support.address) : null;
   const htmlMode: GeneratedMail['shape']['html'] = rng.chance(0.05) ? 'only' : rng.chance(0.25) ? 'alternative' : 'none';
@@ -667,6 +670,8 @@ export interface ThreadOptions {
   start?: Date;
   /** Mean gap between two messages of the thread, in hours. */
   meanGapHours?: number;
+  /** Identifiers to state once each in messages 1, 2, …, and never again. */
+  earlyReferences?: readonly string[];
 }
 
 /** One long conversation: every message replies to the one before and quotes the history. */
@@ -686,6 +691,7 @@ export async function generateThread(options: ThreadOptions): Promise<GeneratedM
     ids: [],
     lastText: '',
     lastDate: options.start ?? DEFAULT_START,
+    ...(options.earlyReferences ? { earlyReferences: options.earlyReferences } : {}),
   };
   let clock = (options.start ?? DEFAULT_START).getTime();
   const out: GeneratedMail[] = [];

@@ -32,9 +32,40 @@ function firstSentences(text: string, words: number): string {
     .replace(/[.,;:!?]*$/, '');
 }
 
+// Identifier-shaped tokens a diligent model would pin: "#48213", "INV-5120", "order 48213".
+const IDENTIFIER = /#\d{3,12}\b|\b[A-Z]{2,6}-\d{3,12}\b|\b(?:order|invoice|ticket|account) (\d{3,12})\b/gi;
+
+/** The identifiers a text names, at most `max`, in order. */
+export function identifiersOf(text: string, max = 10): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(IDENTIFIER)) {
+    found.add(m[1] ?? m[0]);
+    if (found.size >= max) break;
+  }
+  return [...found];
+}
+
+/**
+ * The summary rewrite a diligent model returns when asked (`summary_compression`): the pinned
+ * items named first, then the latest two sentences of the notes. Far under any cap.
+ */
+function compressionAnswer(prompt: string) {
+  const pinned = between(prompt, /^PINNED ITEMS:\n/m, /\nOPEN ITEMS:/)
+    .split('\n')
+    .map((l) => l.replace(/^- /, '').trim())
+    .filter((l) => l && l !== '(none)');
+  const summary = prompt.split(/^SUMMARY:\n/m)[1] ?? '';
+  const latest = summary
+    .split(/(?<=\.)\s+/)
+    .slice(-2)
+    .join(' ');
+  return { kind: 'json' as const, content: { summary: `${pinned.length ? `Key references: ${pinned.join(', ')}. ` : ''}${latest}` } };
+}
+
 export function realisticTurnModel(): Responder {
   return (request) => {
     const prompt = userPrompt(request.body.messages);
+    if (request.body.response_format?.json_schema?.name === 'summary_compression') return compressionAnswer(prompt);
     const previous = between(prompt, /^summary: /m, /\nopen items:/);
     const items = between(prompt, /^open items:\n/m, /\ncurrent intent:/)
       .split('\n')
@@ -64,10 +95,20 @@ export function realisticTurnModel(): Responder {
         openItems: [...items, `follow up (${turn}): ${firstSentences(latest, 10)}`],
         currentIntent: 'follow_up_on_request',
         tags: ['support', subject.split(' ')[0]?.toLowerCase() ?? 'request'],
+        // Pins what the new email names that is not pinned yet; never repeats what is.
+        pin: identifiersOf(latest, 3).filter((id) => !pinnedIn(prompt).includes(id)),
+        unpin: [],
         resolved: false,
       },
     };
   };
+}
+
+function pinnedIn(prompt: string): string[] {
+  return between(prompt, /^pinned items[^\n]*\n/m, /\nopen items:/)
+    .split('\n')
+    .map((l) => l.replace(/^- /, '').trim())
+    .filter((l) => l && l !== '(none)');
 }
 
 /**

@@ -17,9 +17,13 @@ import { openHarness } from '../agent.ts';
 import { describeCorpus, generateThread } from '../generate-mail.ts';
 import type { PhaseContext } from '../phase-process.ts';
 import { figure, NO_TARGET, round, type Figure, type PhaseResult } from '../report.ts';
-import { realisticTurnModel } from '../scripted-model.ts';
+import { identifiersOf, realisticTurnModel } from '../scripted-model.ts';
 
 const LENGTHS = [1, 10, 50, 200] as const;
+/** Where the survival of early identifiers is read (the issue's "message 150"). */
+const SURVIVAL_AT = 150;
+/** Stated once each in messages 1-5 of the generated thread, never again. */
+const EARLY_REFERENCES = ['WS-48213', 'TK-77120', 'ERR-4042', 'INV-5120', 'PO-88213'];
 const TARGET_RATIO_AT_200 = 0.05;
 /** How much the context without the new email may vary between lengths: summary wording varies, its cap does not. */
 const FLAT_TOLERANCE = 0.1;
@@ -34,7 +38,7 @@ interface Point {
 
 export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
   const longest = LENGTHS.at(-1)!;
-  const thread = await generateThread({ seed: ctx.seed + 101, length: longest });
+  const thread = await generateThread({ seed: ctx.seed + 101, length: longest, earlyReferences: EARLY_REFERENCES });
   const h = await openHarness(ctx, {}, { workers: false });
   h.llm.setFallback(realisticTurnModel());
   const { runtime } = h;
@@ -52,6 +56,8 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
   const texts: string[] = [];
   const prompts: number[] = [];
   let threadId: string | null = null;
+  let survivalPrompt = '';
+  let survivalEmail = '';
   const started = performance.now();
   for (const mail of thread) {
     const now = new Date(mail.date.getTime() + 60_000);
@@ -72,6 +78,10 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
     const outcome = await handleThreadTurn({ ...base, now: () => now }, threadId);
     if (outcome.kind !== 'drafted') throw new Error(`turn ${mail.position} ended ${outcome.kind}`);
     prompts.push(outcome.promptTokens);
+    if (mail.position === SURVIVAL_AT) {
+      survivalPrompt = (await runtime.db.turn.findUniqueOrThrow({ where: { id: outcome.turnId }, select: { prompt: true } })).prompt ?? '';
+      survivalEmail = ingested.text;
+    }
     if ((LENGTHS as readonly number[]).includes(mail.position)) {
       points.push({
         length: mail.position,
@@ -110,6 +120,35 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       target: `<= ${100 + FLAT_TOLERANCE * 100}% of the 10-message context (flat)`,
       met: largest.tokens <= reference.tokens * (1 + FLAT_TOLERANCE),
       notes: `largest at ${largest.length} messages; by length: ${overhead.map((o) => `${o.length}: ${o.tokens}`).join(', ')}; length 1 has no summary or open items yet, so it is smaller; every prompt of the ${longest} turns: min ${Math.min(...prompts)}, max ${Math.max(...prompts)} tokens (budget ${limits.promptTokenBudget})`,
+    }),
+  );
+  // Working memory: identifiers the customer named in messages 1-5 (and not in the subject or the
+  // new email) that the prompt still carries at message 150, and the summary rewrites it cost.
+  const subject = finalThread.subject;
+  const early = [...new Set(texts.slice(0, 5).flatMap((t) => identifiersOf(t)))].filter(
+    (id) => !subject.includes(id) && !survivalEmail.includes(id),
+  );
+  const surviving = early.filter((id) => survivalPrompt.includes(id));
+  const rewrites = h.llm.requests.filter((r) => r.schemaName === 'summary_compression').length;
+  const turns = h.llm.requests.filter((r) => r.schemaName === 'message_turn').length;
+  figures.push(
+    figure({
+      name: `2. early identifiers still in the prompt at message ${SURVIVAL_AT}`,
+      value: surviving.length,
+      unit: 'identifiers',
+      baseline: early.length,
+      target: 'all of those stated in messages 1-5',
+      met: early.length > 0 ? surviving.length === early.length : null,
+      notes: `stated in messages 1-5 and not in the subject or the new email: ${early.join(', ') || 'none'}; pinned when the thread ended: ${JSON.stringify(finalThread.pinnedItems)}`,
+    }),
+    figure({
+      name: '2. extra summary-rewrite calls per turn',
+      value: round(rewrites / Math.max(1, turns), 3),
+      unit: 'calls/turn',
+      baseline: null,
+      target: NO_TARGET,
+      met: null,
+      notes: `${rewrites} summary_compression calls over ${turns} message_turn calls (SUMMARY_TOKEN_CAP ${limits.summaryTokenCap})`,
     }),
   );
   return {

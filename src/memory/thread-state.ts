@@ -85,9 +85,10 @@ export function applyPins(
   pin: readonly string[],
   unpin: readonly string[],
 ): { pinned: string[]; dropped: string[] } {
-  const gone = new Set(unpin.map((u) => clean(u).toLowerCase()));
+  // A model's lists are bounded before any work: more than the cap can never stay anyway.
+  const gone = new Set(unpin.slice(0, MAX_PINNED_ITEMS * 5).map((u) => clean(u).toLowerCase()));
   const pinned = previous.filter((p) => !gone.has(p.toLowerCase()));
-  for (const raw of pin) {
+  for (const raw of pin.slice(0, MAX_PINNED_ITEMS * 2)) {
     const item = clean(raw).slice(0, MAX_PIN_CHARS);
     if (!item || gone.has(item.toLowerCase())) continue;
     const at = pinned.findIndex((p) => p.toLowerCase() === item.toLowerCase());

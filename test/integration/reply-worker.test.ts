@@ -207,8 +207,13 @@ describe('the reply worker', () => {
       'two drafts',
     );
     expect(drafts.map((d) => d.inReplyTo)).toEqual(['<run-1@example.com>', '<run-2@example.com>']);
-    expect(userPrompt(h.llm.requests[1]!)).toContain('Arrived mid-turn.');
-    expect(userPrompt(h.llm.requests[1]!)).not.toContain('First message.');
+    const second = userPrompt(h.llm.requests[1]!);
+    expect(second).toContain('Arrived mid-turn.');
+    // The first message was answered by the first turn: the second shows it only as a recent
+    // exchange, with our answer to it, never as mail to answer.
+    const [before, toAnswer] = second.split('NEW EMAIL TO ANSWER');
+    expect(toAnswer).not.toContain('First message.');
+    expect(before).toMatch(/RECENT EXCHANGES[\s\S]*First message\.[\s\S]*answer 0/);
   });
 
   it('runs turns of different threads in parallel', async () => {

@@ -140,7 +140,7 @@ describe('the budget split: buffer, pinned items, summary', () => {
     expect(prompt.user).toContain('from="us (staff)"');
     expect(prompt.user).toContain('It still fails with E-4042.');
     expect(prompt.user).toContain('Our first answer');
-    // The oldest, long message does not fit the share: it is left out, not cut.
+    // The oldest, long message does not fit, and too little of the share is left to cut it to: left out.
     expect(prompt.user).not.toContain('First question about the export.');
     expect(prompt.buffered).toEqual({ shown: 3, whole: 3 });
     expect(prompt.user.indexOf('Our first answer')).toBeLessThan(prompt.user.indexOf('Second answer from Dana'));
@@ -154,6 +154,12 @@ describe('the budget split: buffer, pinned items, summary', () => {
     );
     expect(cut.buffered).toEqual({ shown: 1, whole: 0 });
     expect(cut.user).toContain('[…]');
+    // With room left, the first message that does not fit whole is cut to the rest of the share.
+    const roomy = assembleTurnContext(
+      input({ buffer, limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 260 } }),
+    );
+    expect(roomy.buffered).toEqual({ shown: 4, whole: 3 });
+    expect(roomy.user).toMatch(/First question about the export\.[^\n]*\[…\]/);
     const off = assembleTurnContext(
       input({ buffer, limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 0 } }),
     );
