@@ -10,6 +10,7 @@ import { runInitialSync, runSyncFill } from './phases/initial-sync.ts';
 import { runIngestion } from './phases/ingestion.ts';
 import { runKnowledge } from './phases/knowledge.ts';
 import { runLatency } from './phases/latency.ts';
+import { runPromotionCadence } from './phases/promotion-cadence.ts';
 import { runWorkerThroughput } from './phases/worker-throughput.ts';
 
 const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
@@ -22,6 +23,7 @@ const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
   'sync-fill': runSyncFill,
   'hostile-mail': runHostileMail,
   knowledge: runKnowledge,
+  'promotion-cadence': runPromotionCadence,
 };
 
 async function main(): Promise<number> {

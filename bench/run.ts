@@ -20,6 +20,7 @@ const PHASES = [
   'initial-sync',
   'hostile-mail',
   'knowledge',
+  'promotion-cadence',
 ] as const;
 type Phase = (typeof PHASES)[number];
 /**
@@ -32,7 +33,7 @@ const GROUPS: ReadonlyArray<readonly Phase[]> = [
   ['ingestion-pglite'],
   ['worker-throughput'],
   ['latency'],
-  ['initial-sync', 'context-size'],
+  ['initial-sync', 'context-size', 'promotion-cadence'],
   ['hostile-mail'],
   ['knowledge'],
 ];

@@ -133,6 +133,7 @@ const envSchema = z.object({
   PROMPT_TOKEN_BUDGET: positiveInt.default(3000),
   SUMMARY_TOKEN_CAP: positiveInt.default(250),
   MESSAGE_TOKEN_CAP: positiveInt.default(1200),
+  BUFFER_TOKEN_CAP: z.coerce.number().int().min(0).default(500),
   QUIET_AFTER: duration.default(72 * 3_600_000),
   PROMOTE_EVERY: duration.default(24 * 3_600_000),
   PROMOTE_EVERY_MESSAGES: positiveInt.default(10),
@@ -234,6 +235,8 @@ function grouped(e: z.output<typeof envSchema>) {
       promptTokenBudget: e.PROMPT_TOKEN_BUDGET,
       summaryTokenCap: e.SUMMARY_TOKEN_CAP,
       messageTokenCap: e.MESSAGE_TOKEN_CAP,
+      /** The prompt's share for the thread's last exchanges (the rolling buffer); 0 turns it off. */
+      bufferTokenCap: e.BUFFER_TOKEN_CAP,
       quietAfterMs: e.QUIET_AFTER,
       /** While a thread stays active, a pass when its oldest unseen customer message has waited this long... */
       promoteEveryMs: e.PROMOTE_EVERY,

@@ -4,12 +4,12 @@
  * had waiting when it started (a burst gets one coherent answer).
  */
 import { newId } from '../ids.ts';
-import type { LlmCallRecord, LlmProvider } from '../llm/provider.ts';
+import type { LlmCallRecord, LlmOutcome, LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
 import { domainOf, FREE_MAIL_DOMAINS } from '../mail/addresses.ts';
 import { composeReply, type ComposedReply } from '../mail/compose-reply.ts';
 import { agentMessageId } from '../mail/message-id.ts';
-import { assembleTurnContext, type ContextLimits } from '../memory/context.ts';
+import { assembleTurnContext, BUFFER_MAX_MESSAGES, type ContextLimits } from '../memory/context.ts';
 import { withheldReason } from '../memory/disclosure.ts';
 import {
   freshLoopState,
@@ -28,7 +28,8 @@ import { kbQueryTerms, knowledgeQuery, type KnowledgePassage } from '../memory/k
 import { activeFacts } from '../memory/profile-view.ts';
 import type { MessageTurn } from '../llm/contracts.ts';
 import { searchKbPassages } from '../store/knowledge.ts';
-import { applyTurnUpdate } from '../memory/thread-state.ts';
+import { applyPins, applyTurnUpdate, buildCompressionPrompt, type TurnStateUpdate } from '../memory/thread-state.ts';
+import { countTokens } from '../memory/tokens.ts';
 import type { Db } from '../store/database.ts';
 import type { SqlExecutor } from '../store/sql.ts';
 import { beginTurn, commitTurnSql, loadTurnContext, type TurnContextRecords } from '../store/turn-sql.ts';
@@ -59,6 +60,8 @@ export interface TurnSettings {
   extraFreeMailDomains: readonly string[];
   /** Knowledge passages per turn and their share of the prompt (KB_PASSAGES, KB_TOKEN_CAP); none when absent. */
   knowledge?: { tokenCap: number; passages: number };
+  /** The policy's tag vocabulary (tag → when it applies), offered to the model. */
+  tagVocabulary: Readonly<Record<string, string>>;
 }
 
 export interface TurnDeps {
@@ -110,6 +113,8 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   const recipients = [replyRecipient(parent)];
   const context = await loadTurnContext(deps.sql, {
     threadId,
+    turnId,
+    bufferMessages: settings.limits.bufferTokenCap > 0 ? BUFFER_MAX_MESSAGES : 0,
     recipient: recipients[0]!,
     loopScopes: loopScopesFor(deps, threadId, recipients),
     hourAgo: new Date(now.getTime() - HOUR),
@@ -150,13 +155,16 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     profile,
     withheldReason: withheld,
     thread: thread.state,
+    // The buffer is thread history: withheld with the rest of it.
+    buffer: withheld ? [] : context.buffer,
+    tagVocabulary: settings.tagVocabulary,
     emails,
     now,
     limits: settings.limits,
     ...(knowledge.length > 0 ? { knowledge: { passages: knowledge, tokenCap: settings.knowledge?.tokenCap ?? 0 } } : {}),
   });
 
-  const answer = await deps.provider.messageTurn({
+  const answered = await deps.provider.messageTurn({
     prompt,
     thread: withheld ? { ...thread.state, summary: '', openItems: [] } : thread.state,
     profile,
@@ -165,8 +173,9 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     summaryTokenCap: settings.limits.summaryTokenCap,
     knowledge: prompt.passages,
   });
+  const answer = answered.ok && !withheld ? await withSummaryInCap(deps, threadId, thread.state, answered) : answered;
   // A turn whose context was withheld never rewrites the thread's notes.
-  const nextState = answer.ok && !withheld ? applyTurnUpdate(thread.state, answer.value, settings.limits.summaryTokenCap) : thread.state;
+  const nextState = answer.ok && !withheld ? nextThreadState(deps, threadId, thread.state, answer.value) : thread.state;
   const body = answer.ok
     ? answer.value.reply.body
     : `[The agent could not draft this reply: the model's answer was invalid twice (${answer.error}). Please answer this customer yourself.]`;
@@ -274,6 +283,44 @@ async function findKnowledge(
     tags: withheld ? [] : state.tags,
   });
   return searchKbPassages(deps.sql, kbQueryTerms(query), settings.passages);
+}
+
+/**
+ * When the model's summary outgrew its cap, one extra call asks it for a shorter rewrite that
+ * keeps the pinned and open items; a rewrite still too long (or a failed call) leaves the
+ * recency cut in `applyTurnUpdate` as the last resort. The extra call is recorded with the turn's.
+ */
+async function withSummaryInCap(
+  deps: TurnDeps,
+  threadId: string,
+  previous: ThreadState,
+  answer: Extract<LlmOutcome<MessageTurn>, { ok: true }>,
+): Promise<Extract<LlmOutcome<MessageTurn>, { ok: true }>> {
+  const capTokens = deps.settings.limits.summaryTokenCap;
+  if (countTokens(answer.value.summary) <= capTokens) return answer;
+  const pinned = applyPins(previous.pinnedItems, answer.value.pin, answer.value.unpin).pinned;
+  const prompt = buildCompressionPrompt({ summary: answer.value.summary, capTokens, pinned, openItems: answer.value.openItems });
+  try {
+    const rewritten = await deps.provider.compressSummary({ prompt, summary: answer.value.summary, capTokens, pinned });
+    const calls = [...answer.calls, ...rewritten.calls];
+    if (!rewritten.ok) return { ...answer, calls };
+    return { ...answer, value: { ...answer.value, summary: rewritten.value.summary }, calls };
+  } catch (error) {
+    // The reply is ready: an unreachable model costs only the rewrite (the recency cut stands in).
+    deps.logger.warn('summary rewrite failed; cut by recency', {
+      threadId,
+      error: error instanceof Error ? error.message.slice(0, 200) : 'unknown',
+    });
+    return answer;
+  }
+}
+
+/** The thread's notes after the model's answer; pinned items pushed out by the cap are logged. */
+function nextThreadState(deps: TurnDeps, threadId: string, previous: ThreadState, update: TurnStateUpdate): ThreadState {
+  const { state, droppedPins } = applyTurnUpdate(previous, update, deps.settings.limits.summaryTokenCap);
+  if (droppedPins.length > 0)
+    deps.logger.info('pinned items dropped: the list is full (oldest first)', { threadId, dropped: droppedPins.length });
+  return state;
 }
 
 /** Where the reply goes: the parent's Reply-To when present, else its From (see composeReply). */

@@ -80,6 +80,8 @@ export interface Pipeline {
   turnFailed(threadId: string, reason: string): Promise<void>;
   /** A promotion pass; one that is not due yet is rescheduled for when it is. */
   runPromotion(threadId: string, trigger: PromotionTrigger): Promise<PromotionOutcome>;
+  /** An operator's checkpoint ("Promote now"): a pass over the thread's unseen messages, due at once. */
+  promotionRequested(threadId: string): Promise<void>;
   /** A promotion failed for good: the thread stops asking for one until new mail arrives. */
   promotionFailed(threadId: string, reason: string): Promise<void>;
   runOutbox(draftId: string, action: OutboxAction): Promise<string>;
@@ -130,6 +132,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       if (outcome.kind === 'promoted' && !closesThread(trigger)) await schedulePromotion(threadId, outcome.activity);
       else if (outcome.kind === 'promoted' && outcome.activity.uncovered > 0) await schedulePromotion(threadId, outcome.activity);
       return outcome;
+    },
+
+    async promotionRequested(threadId) {
+      await scheduler.promotionDue(threadId, 'operator', deps.now());
     },
 
     async promotionFailed(threadId, reason) {

@@ -127,7 +127,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       sql: database.sql,
       mailboxId: mailbox.id,
       provider,
-      settings: turnSettings(config, ingest.messageIdSecret, supportAddress),
+      settings: turnSettings(config, ingest.messageIdSecret, supportAddress, policy.tags.vocabulary),
       logger: logger.child('turn'),
       now,
     }),

@@ -1,7 +1,12 @@
 import type { Config } from '../config.ts';
 import type { TurnSettings } from './handle-thread-turn.ts';
 
-export function turnSettings(config: Config, messageIdSecret: string, supportAddress = config.supportAddress): TurnSettings {
+export function turnSettings(
+  config: Config,
+  messageIdSecret: string,
+  supportAddress = config.supportAddress,
+  tagVocabulary: Readonly<Record<string, string>> = {},
+): TurnSettings {
   return {
     supportAddress,
     supportName: config.supportName,
@@ -11,6 +16,7 @@ export function turnSettings(config: Config, messageIdSecret: string, supportAdd
       promptTokenBudget: config.memory.promptTokenBudget,
       summaryTokenCap: config.memory.summaryTokenCap,
       messageTokenCap: config.memory.messageTokenCap,
+      bufferTokenCap: config.memory.bufferTokenCap,
     },
     replyLimitPerHour: config.trust.replyLimitPerHour,
     replyLimitPerDay: config.trust.replyLimitPerDay,
@@ -18,5 +24,6 @@ export function turnSettings(config: Config, messageIdSecret: string, supportAdd
     foldPlusAddresses: config.entity.foldPlusAddresses,
     extraFreeMailDomains: config.entity.extraFreeMailDomains,
     knowledge: { tokenCap: config.knowledge.tokenCap, passages: config.knowledge.passages },
+    tagVocabulary,
   };
 }

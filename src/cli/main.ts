@@ -1,5 +1,10 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { CommanderError } from 'commander';
+import { loadConfig } from '../config.ts';
 import { describeError, ERROR_CODES, isAppError } from '../errors.ts';
+import { agentServes, isServedCommand, sendToAgent } from './operator-socket.ts';
+import { output, servedRuntime } from './output.ts';
 import { buildProgram } from './program.ts';
 
 /** Runs the CLI and returns the process exit code: 0 ok, 1 failure, 2 usage or configuration error. */
@@ -13,7 +18,30 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version arrive here as "errors" with exit code 0.
       return error.exitCode === 0 ? 0 : 2;
     }
-    process.stderr.write(`support-agent: ${describeError(error)}\n`);
+    // The embedded database is the running agent's: it runs the command for us.
+    if (isAppError(error, 'DB_LOCKED') && servedRuntime() === null && isServedCommand(argv)) {
+      const { dataDir } = loadConfig();
+      if (agentServes(dataDir)) return forwardToAgent(dataDir, argv);
+    }
+    output().err(`support-agent: ${describeError(error)}\n`);
     return isAppError(error) ? ERROR_CODES[error.code].exitCode : 1;
+  }
+}
+
+async function forwardToAgent(dataDir: string, argv: string[]): Promise<number> {
+  // Files named on the command line (`import crm.csv`) are read by the agent, from its own folder.
+  const absolute = argv.map((arg, i) =>
+    i > 0 && !arg.startsWith('-') && !path.isAbsolute(arg) && existsSync(arg) ? path.resolve(arg) : arg,
+  );
+  try {
+    const result = await sendToAgent(dataDir, absolute);
+    process.stdout.write(result.stdout);
+    process.stderr.write(result.stderr);
+    return result.code;
+  } catch (error) {
+    process.stderr.write(
+      `support-agent: the running agent holds the database in ${dataDir}, and asking it failed: ${describeError(error)}\n`,
+    );
+    return 1;
   }
 }

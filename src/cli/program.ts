@@ -2,12 +2,29 @@
  * The `support-agent` command line. Each action only parses its arguments and calls a command
  * module; the work lives in src/.
  */
+import { output } from './output.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { runMigrate } from './commands/migrate.ts';
 import { runReplayCommand } from './commands/replay.ts';
-import { runCommitments, runErase, runFactsSet, runImport, runLink, runProfile, runPromote, runThread, runWhy } from './commands/admin.ts';
+import {
+  runCommitments,
+  runErase,
+  runFactsSet,
+  runImport,
+  runLink,
+  runProfile,
+  runPromote,
+  runThread,
+  runThreads,
+  runWhy,
+} from './commands/admin.ts';
 import { runServe } from './commands/serve.ts';
 import { runKbImport, runKbList, runKbRemove, runKbSearch, runKbShow } from './commands/kb.ts';
+
+function parseTag(value: string): string {
+  if (!/^[a-z0-9][a-z0-9_]{0,59}$/.test(value)) throw new InvalidArgumentError('must be a snake_case tag (billing, p0, feature_request)');
+  return value;
+}
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -21,6 +38,9 @@ export function buildProgram(): Command {
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({
+      // A command the running agent serves writes to its operator, not to the agent's streams.
+      writeOut: (text) => output().out(text),
+      writeErr: (text) => output().err(text),
       // Errors stay one line; help goes to stdout.
       outputError: (text, write) => write(`support-agent: ${text.replace(/^error: /, '').trim()}\n`),
     });
@@ -81,6 +101,17 @@ export function buildProgram(): Command {
   program.command('thread').description("print a thread's state, messages and turns").argument('<thread>', 'thread id').action(runThread);
 
   program
+    .command('threads')
+    .description('list the threads carrying a tag, newest activity first (the vocabulary is in the policy file)')
+    .requiredOption('--tag <tag>', 'a snake_case tag, e.g. billing', parseTag)
+    .option('--status <status>', 'only threads in this status', (value: string) => {
+      if (!['open', 'resolved', 'closed'].includes(value)) throw new InvalidArgumentError('must be open, resolved or closed');
+      return value;
+    })
+    .option('--json', 'print JSON')
+    .action(runThreads);
+
+  program
     .command('why')
     .description('show the decision trail behind a profile: message, evidence, rule, time')
     .argument('<customer>', 'an address or an entity id')
@@ -92,6 +123,7 @@ export function buildProgram(): Command {
     .command('commitments')
     .description('list what the support side promised and has not done yet, oldest due first')
     .option('--overdue', 'only commitments past their due date')
+    .option('--all', 'also the fulfilled and cancelled ones, with what closed them')
     .option('--customer <customer>', "only this customer's (an address or an entity id)")
     .option('--json', 'print JSON')
     .action(runCommitments);

@@ -19,8 +19,16 @@ import { approveAction, discardAction, draftsPage, editAction, settleAction, tak
 import { eraseAction, eraseConfirmPage } from './pages/erase.ts';
 import { healthPage } from './pages/health.ts';
 import { loginRoutes } from './pages/login.ts';
-import { correctFactAction, deleteFactAction, profilePage, setFactAction } from './pages/profile.ts';
-import { originalMessageDownload, originalMessagePage, threadPage } from './pages/thread.ts';
+import { commitmentsPage } from './pages/commitments.ts';
+import {
+  correctFactAction,
+  deleteFactAction,
+  linkAddressAction,
+  profilePage,
+  promoteCustomerAction,
+  setFactAction,
+} from './pages/profile.ts';
+import { originalMessageDownload, originalMessagePage, promoteThreadAction, threadPage } from './pages/thread.ts';
 import { consoleSite, requestGuard } from './request-guard.ts';
 import { securityHeaders } from './security-headers.ts';
 import { STYLESHEET, STYLESHEET_PATH } from './styles.ts';
@@ -111,12 +119,16 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   app.post('/threads/:id/take-over', takeOverAction);
 
   app.get('/threads/:id', threadPage);
+  app.post('/threads/:id/promote', promoteThreadAction);
   app.get('/messages/:id/original', originalMessagePage);
   app.get('/messages/:id/original.eml', originalMessageDownload);
 
   app.get('/customers', customersPage);
   app.get('/customers/:id', profilePage);
   app.post('/customers/:id/facts', setFactAction);
+  app.post('/customers/:id/promote', promoteCustomerAction);
+  app.post('/customers/:id/link', linkAddressAction);
+  app.get('/commitments', commitmentsPage);
   app.get('/customers/:id/erase', eraseConfirmPage);
   app.post('/customers/:id/erase', eraseAction);
   app.post('/facts/:id/correct', correctFactAction);

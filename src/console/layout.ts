@@ -32,6 +32,15 @@ const NOTICES = {
   'send-confirmed': { kind: 'success', text: 'Recorded as sent. Nothing was sent again.' },
   'send-requeued': { kind: 'success', text: 'Back in the outbox: the worker will send it again.' },
   'taken-over': { kind: 'success', text: 'The thread is yours: it is off the handed-over list.' },
+  'promotion-queued': {
+    kind: 'success',
+    text: 'Promotion queued: the worker reviews the messages no pass has seen yet; the profile and the decision trail show the outcome.',
+  },
+  'nothing-to-promote': { kind: 'warning', text: 'This customer has no thread to promote.' },
+  'address-linked': {
+    kind: 'success',
+    text: 'Linked the address. A profile it had of its own is merged; values the two disagreed on are settled in the decision trail.',
+  },
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;
@@ -43,7 +52,7 @@ export function readNotice(c: ConsoleContext): NoticeCode | null {
   return parsed.success ? (parsed.data.notice ?? null) : null;
 }
 
-export type Section = 'drafts' | 'customers' | 'health';
+export type Section = 'drafts' | 'customers' | 'commitments' | 'health';
 
 export interface PageOptions {
   title: string;
@@ -86,6 +95,7 @@ export function renderPage(options: PageOptions): string {
     <ul>
       ${navLink('/drafts', 'Drafts to review', 'drafts', options.section)}
       ${navLink('/customers', 'Customers', 'customers', options.section)}
+      ${navLink('/commitments', 'Commitments', 'commitments', options.section)}
       ${navLink('/health', 'Health', 'health', options.section)}
     </ul>
   </nav>

@@ -28,10 +28,12 @@ export function withCircuitBreaker(provider: LlmProvider, failuresToOpen = 3): L
   };
   const turns = breaker();
   const promotions = breaker();
+  const compressions = breaker();
   return {
     name: provider.name,
     model: provider.model,
     messageTurn: (request) => turns(() => provider.messageTurn(request)),
     threadPromotion: (request) => promotions(() => provider.threadPromotion(request)),
+    compressSummary: (request) => compressions(() => provider.compressSummary(request)),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The two structured LLM calls and their output contracts. The JSON schema names are part of the
+ * The structured LLM calls and their output contracts. The JSON schema names are part of the
  * product's interface (`response_format.json_schema.name`).
  */
 import { z } from 'zod';
@@ -7,6 +7,7 @@ import { FACT_CATEGORIES } from '../memory/types.ts';
 
 export const MESSAGE_TURN = 'message_turn';
 export const THREAD_PROMOTION = 'thread_promotion';
+export const SUMMARY_COMPRESSION = 'summary_compression';
 
 /** One claim of a reply and the source that supports it (checked by src/memory/grounding.ts). */
 const citationSchema = z.object({
@@ -24,6 +25,10 @@ export const messageTurnSchema = z.object({
   openItems: z.array(z.string()),
   currentIntent: z.string(),
   tags: z.array(z.string()),
+  /** Items to add to the thread's pinned list (identifiers, codes, addresses, deadlines), verbatim. */
+  pin: z.array(z.string()).default([]),
+  /** Pinned items that no longer matter. */
+  unpin: z.array(z.string()).default([]),
   resolved: z.boolean(),
   /**
    * Set when the customer stated something durable (a new phone number, a changed preference):
@@ -72,3 +77,7 @@ export const threadPromotionSchema = z.object({
 });
 export type ThreadPromotion = z.infer<typeof threadPromotionSchema>;
 export type PromotedFact = z.infer<typeof promotedFactSchema>;
+
+/** The model's shorter rewrite of a thread summary that outgrew its cap (one extra call, only then). */
+export const summaryCompressionSchema = z.object({ summary: z.string() });
+export type SummaryCompression = z.infer<typeof summaryCompressionSchema>;

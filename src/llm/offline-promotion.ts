@@ -157,11 +157,12 @@ const FACT_RULES: FactRule[] = [
     value: (m) => m[1] ?? '',
   },
   {
-    pattern: /\bI\s+work\s+(?:at|for)\s+(\p{Lu}[\p{L}\d&.'-]*(?:\s+\p{Lu}[\p{L}\d&.'-]*){0,3})/u,
+    // Words of the name on the same line only ("I work for Northwind Traders.\n\nBest regards").
+    pattern: /\bI[ \t]+work[ \t]+(?:at|for)[ \t]+(\p{Lu}[\p{L}\d&.'-]*(?:[ \t]+\p{Lu}[\p{L}\d&.'-]*){0,3})/u,
     key: 'company',
     category: 'identity',
     confidence: 0.8,
-    value: (m) => m[1] ?? '',
+    value: (m) => (m[1] ?? '').replace(/[.'-]+$/, ''),
   },
   {
     pattern: /\b(?:I(?:'m| am)|we(?:'re| are))\s+on\s+(?:the\s+)?(\w+)\s+(?:plan|tier)\b/i,
@@ -207,12 +208,23 @@ function channelOf(word: string): string {
   return 'phone';
 }
 
+/**
+ * A quote that a length limit cut inside a word ("on all Wi") ends at the word before instead:
+ * evidence is compared word by word with its message.
+ */
+function wholeWords(quote: string, text: string, index: number): string {
+  const end = text.indexOf(quote, index) + quote.length;
+  if (end < quote.length || end >= text.length || !/[\p{L}\p{N}]/u.test(text[end]!) || !/[\p{L}\p{N}]$/u.test(quote)) return quote;
+  const cut = quote.replace(/\s*[^\s]*$/u, '');
+  return cut.length > 0 ? cut : quote;
+}
+
 function extractFacts(messageId: string, text: string): PromotedFact[] {
   const facts: PromotedFact[] = [];
   for (const rule of FACT_RULES) {
     const match = text.match(rule.pattern);
     if (!match || match.index === undefined) continue;
-    const value = rule.value(match).trim();
+    const value = wholeWords(rule.value(match).trim(), text, match.index);
     if (!value) continue;
     facts.push({
       key: snakeCase(rule.key),
@@ -220,7 +232,7 @@ function extractFacts(messageId: string, text: string): PromotedFact[] {
       category: rule.category,
       confidence: rule.confidence,
       explicit: true,
-      evidence: match[0],
+      evidence: wholeWords(match[0], text, match.index),
       sourceMessageId: messageId,
     });
   }

@@ -1,16 +1,20 @@
 /**
  * The offline provider, used when no LLM is configured. It is NOT a language model: it is a small
  * set of deterministic rules that keep the whole pipeline working without a network. Replies are
- * short English acknowledgements that restate the open items; the summary is extractive (the
- * first sentences of each email); facts are found by explicit phrase patterns ("please only call
- * me in the evenings"), quoted literally from the customer's text.
+ * short acknowledgements in the customer's language (templates for the languages of
+ * `fixtures/emails/`, src/llm/offline-text.ts) that restate the open items: the customer's
+ * questions and requests, never salutations or statements; a thread the customer declares
+ * settled gets a short closing reply. The summary is extractive (the first content sentences of
+ * each email, salutations and sign-offs left out); identifiers it recognises are pinned; facts
+ * are found by explicit phrase patterns ("please only call me in the evenings"), quoted literally.
  */
 import { kbQueryTerms, searchableText, termCoverage } from '../memory/knowledge.ts';
-import { compressSummary } from '../memory/thread-state.ts';
+import { compressSummary, MAX_PINNED_ITEMS } from '../memory/thread-state.ts';
 import { countTokens } from '../memory/tokens.ts';
-import type { MessageTurn, ThreadPromotion } from './contracts.ts';
+import type { MessageTurn, SummaryCompression, ThreadPromotion } from './contracts.ts';
 import { offlineThreadPromotion } from './offline-promotion.ts';
-import type { LlmOutcome, LlmProvider, PromptText, PromotionRequest, TurnRequest } from './provider.ts';
+import { contentSentences, declaresSettled, detectLanguage, identifiersIn, offlineReply, requestsIn } from './offline-text.ts';
+import type { CompressionRequest, LlmOutcome, LlmProvider, PromptText, PromotionRequest, TurnRequest } from './provider.ts';
 
 const INTENTS: Array<[RegExp, string]> = [
   [/\brefund|money back|reimburs/i, 'refund_request'],
@@ -22,22 +26,19 @@ const INTENTS: Array<[RegExp, string]> = [
   [/\bbug\b|error|crash|broken|does(?:n't| not) work|not working|fails?\b/i, 'bug_report'],
   [/feature|would be (?:great|nice)|could you add|suggest/i, 'feature_request'],
 ];
+// The policy file's tag vocabulary (config/promotion-policy.json `tags`) for each intent.
+const INTENT_TAGS: Record<string, string> = {
+  refund_request: 'billing',
+  billing_question: 'billing',
+  cancellation: 'plan',
+  plan_change: 'plan',
+  shipping_status: 'shipping',
+  account_access: 'account',
+  bug_report: 'bug',
+  feature_request: 'feature_request',
+};
 const NEEDS_HUMAN_INTENTS = new Set(['refund_request', 'cancellation', 'plan_change']);
 const LEGAL = /\b(lawyer|attorney|legal action|chargeback|court|gdpr|data protection)\b/i;
-const RESOLVED =
-  /\b(that (?:fixed|solved|did) it|(?:it|everything) works now|works fine now|problem (?:is )?solved|issue (?:is )?resolved|all (?:good|sorted) now|you can close|no further (?:help|action)|all set now)\b/i;
-const REQUEST = /\?|\b(please|could you|can you|would you|need|want|how do i|how can i|i'd like|i would like)\b/i;
-// "Please only call me in the evenings" is a preference for the profile, not an open item.
-const PREFERENCE = /\b(call|phone|ring|contact|reach|email|e-mail|write to|reply to|answer) me\b|\bI prefer\b/i;
-
-function sentences(text: string): string[] {
-  return text
-    .replace(/\s+/g, ' ')
-    .split(/(?<=[.!?。！？])\s+/)
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
-
 function firstName(name: string | null): string | null {
   const first = name?.trim().split(/\s+/)[0];
   return first && /^\p{L}[\p{L}'’-]{1,30}$/u.test(first) ? first : null;
@@ -65,7 +66,7 @@ function extractiveAnswer(request: TurnRequest): { lines: string[]; citations: M
   if (!top || !latest) return null;
   // The question, not the whole email: its subject and the sentences that ask something (a
   // greeting, a signature or a story around the question would dilute the coverage).
-  const asked = sentences(latest.text.slice(0, 2_000)).filter((sentence) => REQUEST.test(sentence));
+  const asked = requestsIn(contentSentences(latest.text.slice(0, 2_000)));
   const terms = kbQueryTerms(`${request.thread.subject}\n${asked.length > 0 ? asked.join(' ') : latest.text.slice(0, 300)}`);
   if (terms.length < 2 || termCoverage(terms, searchableText(`${top.titlePath}\n${top.text}`)) < ANSWER_COVERAGE) return null;
   const lines = top.text
@@ -85,40 +86,40 @@ export class OfflineProvider implements LlmProvider {
     const latest = request.emails.at(-1);
     const allText = request.emails.map((e) => e.text).join('\n');
     const intent = intentOf(`${request.thread.subject}\n${latest?.text ?? ''}`);
-    const resolved = RESOLVED.test(latest?.text ?? '');
-    const asked = request.emails
-      .flatMap((e) => sentences(e.text).filter((s) => REQUEST.test(s) && !PREFERENCE.test(s)))
-      .map((s) => s.slice(0, 160));
+    const content = request.emails.map((e) => contentSentences(e.text));
+    const resolved = declaresSettled(latest?.text ?? '');
+    const asked = content.flatMap(requestsIn).map((s) => s.slice(0, 160));
     const openItems = resolved ? [] : [...new Set([...request.thread.openItems, ...asked])].slice(-8);
     const needsHuman = !resolved && (NEEDS_HUMAN_INTENTS.has(intent) || LEGAL.test(allText));
+    const senders = request.emails.map((e) => e.fromAddress);
+    const pin = identifiersIn(allText, MAX_PINNED_ITEMS, [...senders, ...request.thread.pinnedItems]);
 
-    const newest = request.emails.map((e) => `${e.date.toISOString().slice(0, 10)}: ${sentences(e.text).slice(0, 2).join(' ')}`).join(' ');
-    const summary = compressSummary(`${request.thread.summary} ${newest}`.trim(), request.summaryTokenCap);
+    const newest = request.emails
+      .map((e, i) => `${e.date.toISOString().slice(0, 10)}: ${(content[i] ?? []).slice(0, 2).join(' ')}`)
+      .filter((line) => !line.endsWith(': '))
+      .join(' ');
+    const pinned = [...request.thread.pinnedItems, ...pin];
+    const summary = compressSummary(`${request.thread.summary} ${newest}`.trim(), request.summaryTokenCap, pinned);
 
-    const greetingName = firstName(latest?.fromName ?? request.profile?.name ?? null);
     const answer = resolved ? null : extractiveAnswer(request);
-    const body = [
-      greetingName ? `Hello ${greetingName},` : 'Hello,',
-      '',
-      resolved
-        ? "Thank you for letting us know. We're glad it is sorted, and we will close this request. Just reply if anything else comes up."
-        : answer
-          ? 'Thank you for your email. This is what our help center says about it:'
-          : 'Thank you for your email. We have received it and will get back to you shortly.',
-      ...(answer ? ['', ...answer.lines, '', 'If that does not answer your question, just reply and a colleague will help.'] : []),
-      ...(openItems.length > 0 && !resolved && !answer ? ['', 'We are tracking:', ...openItems.map((i) => `- ${i}`)] : []),
-      ...(needsHuman ? ['', 'A member of our team will follow up on this personally.'] : []),
-      '',
-      'Best regards,',
-      request.supportName,
-    ].join('\n');
+    const body = offlineReply({
+      answer: answer?.lines ?? null,
+      language: detectLanguage(latest?.text ?? request.thread.subject),
+      name: firstName(latest?.fromName ?? request.profile?.name ?? null),
+      settled: resolved,
+      openItems,
+      needsHuman,
+      supportName: request.supportName,
+    });
 
     const value: MessageTurn = {
       reply: { body, needsHuman },
       summary,
       openItems,
       currentIntent: intent,
-      tags: [...new Set([intent, ...(needsHuman ? ['needs_human'] : [])])],
+      tags: [...new Set([...(INTENT_TAGS[intent] ? [INTENT_TAGS[intent]] : []), intent, ...(needsHuman ? ['needs_human'] : [])])],
+      pin,
+      unpin: [],
       resolved,
       citations: answer?.citations ?? [],
     };
@@ -130,5 +131,12 @@ export class OfflineProvider implements LlmProvider {
     const value = offlineThreadPromotion(request);
     const { promptTokens, completionTokens } = usage(request.prompt, value);
     return { ok: true, value, calls: [{ purpose: 'thread_promotion', promptTokens, completionTokens, ok: true }] };
+  }
+
+  /** Rules cannot rewrite: the recency cut that keeps sentences naming a pinned item. */
+  async compressSummary(request: CompressionRequest): Promise<LlmOutcome<SummaryCompression>> {
+    const value = { summary: compressSummary(request.summary, request.capTokens, request.pinned) };
+    const { promptTokens, completionTokens } = usage(request.prompt, value);
+    return { ok: true, value, calls: [{ purpose: 'summary_compression', promptTokens, completionTokens, ok: true }] };
   }
 }

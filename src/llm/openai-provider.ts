@@ -9,8 +9,15 @@ import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resource
 import type { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { MESSAGE_TURN, messageTurnSchema, THREAD_PROMOTION, threadPromotionSchema } from './contracts.ts';
-import type { LlmCallRecord, LlmOutcome, LlmProvider, PromptText, PromotionRequest, TurnRequest } from './provider.ts';
+import {
+  MESSAGE_TURN,
+  messageTurnSchema,
+  SUMMARY_COMPRESSION,
+  summaryCompressionSchema,
+  THREAD_PROMOTION,
+  threadPromotionSchema,
+} from './contracts.ts';
+import type { CompressionRequest, LlmCallRecord, LlmOutcome, LlmProvider, PromptText, PromotionRequest, TurnRequest } from './provider.ts';
 
 export interface OpenAiSettings {
   apiKey: string | undefined;
@@ -51,8 +58,12 @@ export class OpenAiProvider implements LlmProvider {
     return this.structured(THREAD_PROMOTION, threadPromotionSchema, request.prompt);
   }
 
+  compressSummary(request: CompressionRequest) {
+    return this.structured(SUMMARY_COMPRESSION, summaryCompressionSchema, request.prompt);
+  }
+
   private async structured<S extends z.ZodType>(
-    name: 'message_turn' | 'thread_promotion',
+    name: LlmCallRecord['purpose'],
     schema: S,
     prompt: PromptText,
   ): Promise<LlmOutcome<z.infer<S>>> {

@@ -4,10 +4,10 @@
  */
 import type { KnowledgePassage } from '../memory/knowledge.ts';
 import type { IncomingEmail, ProfileState, ThreadState } from '../memory/types.ts';
-import type { MessageTurn, ThreadPromotion } from './contracts.ts';
+import type { MessageTurn, SummaryCompression, ThreadPromotion } from './contracts.ts';
 
 export interface LlmCallRecord {
-  purpose: 'message_turn' | 'thread_promotion';
+  purpose: 'message_turn' | 'thread_promotion' | 'summary_compression';
   promptTokens: number;
   completionTokens: number;
   ok: boolean;
@@ -47,9 +47,18 @@ export interface PromotionRequest {
   commitments: Array<{ id: string; text: string; dueAt: Date | null; overdue: boolean }>;
 }
 
+export interface CompressionRequest {
+  prompt: PromptText;
+  summary: string;
+  capTokens: number;
+  pinned: string[];
+}
+
 export interface LlmProvider {
   readonly name: 'openai' | 'offline';
   readonly model: string;
   messageTurn(request: TurnRequest): Promise<LlmOutcome<MessageTurn>>;
   threadPromotion(request: PromotionRequest): Promise<LlmOutcome<ThreadPromotion>>;
+  /** A shorter rewrite of a summary over its cap, keeping the pinned items and open items. */
+  compressSummary(request: CompressionRequest): Promise<LlmOutcome<SummaryCompression>>;
 }

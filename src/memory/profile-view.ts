@@ -9,7 +9,7 @@ export interface ProfileViewLimits {
   maxCommitments: number;
 }
 
-const DEFAULT_PROFILE_VIEW_LIMITS: ProfileViewLimits = { maxPastThreads: 5, maxCommitments: 5 };
+export const DEFAULT_PROFILE_VIEW_LIMITS: ProfileViewLimits = { maxPastThreads: 5, maxCommitments: 5 };
 
 /** Facts still valid at `now` (expired facts never reach a prompt, even before the sweep marks them). */
 export function activeFacts(profile: ProfileState, now: Date): ProfileState['facts'] {

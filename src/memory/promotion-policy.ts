@@ -112,6 +112,8 @@ export const policySchema = z
     protectedConcepts: z.object({ why: z.string().optional(), concepts: z.array(conceptSchema).min(1) }),
     emotionKeys: z.object({ why: z.string().optional(), patterns: z.array(regexSource) }),
     vocabularies: z.object({ why: z.string().optional(), lists: z.record(z.string(), z.record(z.string(), vocabularyEntrySchema)) }),
+    /** Thread tags offered to the model (tag → when it applies); free snake_case tags are allowed too. */
+    tags: z.object({ why: z.string().optional(), vocabulary: z.record(snakeKey, z.string().min(1).max(200)) }).default({ vocabulary: {} }),
     categories: z.object(
       Object.fromEntries(FACT_CATEGORIES.map((c) => [c, categoryRuleSchema])) as Record<FactCategory, typeof categoryRuleSchema>,
     ),

@@ -11,6 +11,8 @@ export interface ProfileFactView {
   /** email | operator | import */
   origin: string;
   expiresAt: Date | null;
+  /** The tags of the thread it was promoted from: what it is about, for ordering by relevance. */
+  tags?: readonly string[];
 }
 
 /** Profile state: keyed by entity, durable, confident. */
@@ -18,7 +20,7 @@ export interface ProfileState {
   entityId: string;
   name: string | null;
   facts: ProfileFactView[];
-  pastThreads: Array<{ threadId: string; topic: string; closedAt: Date | null }>;
+  pastThreads: Array<{ threadId: string; topic: string; closedAt: Date | null; tags?: readonly string[] }>;
   /** Promises still open (or overdue): overdue ones first in the prompt, and they flag the turn for a person. */
   outstandingCommitments: Array<{ text: string; due: string | null; dueAt: Date | null; overdue: boolean }>;
 }
@@ -30,7 +32,18 @@ export interface ThreadState {
   openItems: string[];
   currentIntent: string;
   tags: string[];
+  /** Identifiers, codes, addresses and deadlines kept verbatim until unpinned (oldest dropped beyond the cap). */
+  pinnedItems: string[];
   status: string;
+}
+
+/** One message of the thread's rolling buffer: what the customer wrote or what we replied. */
+export interface BufferMessage {
+  direction: 'inbound' | 'outbound';
+  /** agent | staff for outbound, customer for inbound. */
+  author: string;
+  date: Date;
+  text: string;
 }
 
 export interface IncomingEmail {

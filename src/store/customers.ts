@@ -35,13 +35,6 @@ export interface CustomerThread {
   closedAt: Date | null;
 }
 
-export interface OpenCommitment {
-  id: string;
-  threadId: string;
-  text: string;
-  due: string | null;
-}
-
 /**
  * Customers, most recently active first. A search matches key or name case-insensitively, or
  * part of an address (addresses are stored case-folded).
@@ -104,15 +97,6 @@ export async function customerThreads(db: DbClient, entityId: string, limit: num
     orderBy: { lastMessageAt: 'desc' },
     take: limit,
     select: { id: true, subject: true, topic: true, status: true, lastMessageAt: true, closedAt: true },
-  });
-}
-
-/** What the agent promised the customer and has not done yet, oldest first. */
-export async function openCommitments(db: DbClient, entityId: string): Promise<OpenCommitment[]> {
-  return db.commitment.findMany({
-    where: { entityId, status: 'open' },
-    orderBy: { createdAt: 'asc' },
-    select: { id: true, threadId: true, text: true, due: true },
   });
 }
 

@@ -150,10 +150,10 @@ function toCard(row: CardRow): DraftCard {
   };
 }
 
-/** Drafts waiting for review, newest first. */
-export async function draftsToReview(db: DbClient, limit: number): Promise<DraftCard[]> {
+/** Drafts waiting for review, newest first; only those whose thread carries `tag`, when given. */
+export async function draftsToReview(db: DbClient, limit: number, tag?: string): Promise<DraftCard[]> {
   const rows = await db.draft.findMany({
-    where: { status: 'draft' },
+    where: reviewWhere(tag),
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit,
     select: CARD_SELECT,
@@ -161,8 +161,12 @@ export async function draftsToReview(db: DbClient, limit: number): Promise<Draft
   return withPassages(db, rows.map(toCard));
 }
 
-export async function countDraftsToReview(db: DbClient): Promise<number> {
-  return db.draft.count({ where: { status: 'draft' } });
+export async function countDraftsToReview(db: DbClient, tag?: string): Promise<number> {
+  return db.draft.count({ where: reviewWhere(tag) });
+}
+
+function reviewWhere(tag: string | undefined): Prisma.DraftWhereInput {
+  return { status: 'draft', ...(tag ? { thread: { tags: { array_contains: [tag] } } } : {}) };
 }
 
 /** Every reply of a thread, oldest first. */

@@ -74,6 +74,7 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
   col('Thread', 'openItems', 'json'),
   col('Thread', 'currentIntent', 'text'),
   col('Thread', 'tags', 'json'),
+  col('Thread', 'pinnedItems', 'json'),
   col('Thread', 'status', 'exempt', ENUM),
   col('Thread', 'topic', 'text'),
   col('Thread', 'linkedThreadId', 'exempt', `${ID} (links to an erased thread are cleared)`),

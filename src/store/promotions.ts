@@ -259,7 +259,8 @@ export async function commitPass(db: Db, c: PassCommit): Promise<void> {
         needsPromotion: c.moreUnseen,
         promotionError: null,
         promotionFailedAt: null,
-        ...(c.closeAs ? { status: c.closeAs, closedAt: c.now } : {}),
+        // Pinned items live until the thread is promoted and closed: what mattered is in the profile now.
+        ...(c.closeAs ? { status: c.closeAs, closedAt: c.now, pinnedItems: [] } : {}),
       },
     });
   });
@@ -267,7 +268,7 @@ export async function commitPass(db: Db, c: PassCommit): Promise<void> {
 
 /** A quiet thread with nothing new to show a pass: it closes without a model call. */
 export async function closeQuietThread(db: DbClient, threadId: string, closeAs: 'resolved' | 'closed', now: Date): Promise<void> {
-  await db.thread.updateMany({ where: { id: threadId }, data: { needsPromotion: false, status: closeAs, closedAt: now } });
+  await db.thread.updateMany({ where: { id: threadId }, data: { needsPromotion: false, status: closeAs, closedAt: now, pinnedItems: [] } });
 }
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];

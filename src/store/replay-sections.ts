@@ -110,7 +110,7 @@ export async function loadReplaySections(db: DbClient, mailboxId: string): Promi
 
   return {
     threads: threads.map((t) => {
-      const { subject, summary, openItems, currentIntent, tags, status } = threadStateOf(t);
+      const { subject, summary, openItems, currentIntent, tags, pinnedItems, status } = threadStateOf(t);
       const promotions = runs
         .filter((r) => r.threadId === t.id)
         .map((r) => ({
@@ -119,7 +119,7 @@ export async function loadReplaySections(db: DbClient, mailboxId: string): Promi
           messageIds: jsonStringArray(r.coveredMessageIds),
           error: r.error,
         }));
-      return { threadId: t.id, entityId: t.entityId, subject, summary, openItems, currentIntent, tags, status, promotions };
+      return { threadId: t.id, entityId: t.entityId, subject, summary, openItems, currentIntent, tags, pinnedItems, status, promotions };
     }),
     profiles: entities.map((e) => ({
       entityId: e.id,

@@ -13,6 +13,7 @@ export interface ThreadDetail {
   openItems: string[];
   currentIntent: string;
   tags: string[];
+  pinnedItems: string[];
   topic: string | null;
   lastMessageAt: Date;
   closedAt: Date | null;
@@ -68,6 +69,7 @@ export async function loadThreadDetail(db: DbClient, threadId: string): Promise<
       openItems: true,
       currentIntent: true,
       tags: true,
+      pinnedItems: true,
       topic: true,
       lastMessageAt: true,
       closedAt: true,
@@ -81,11 +83,12 @@ export async function loadThreadDetail(db: DbClient, threadId: string): Promise<
     },
   });
   if (!t) return null;
-  const { entity, participants, openItems, tags, ...rest } = t;
+  const { entity, participants, openItems, tags, pinnedItems, ...rest } = t;
   return {
     ...rest,
     openItems: jsonStringArray(openItems),
     tags: jsonStringArray(tags),
+    pinnedItems: jsonStringArray(pinnedItems),
     customer: entity,
     participants: participants.map((p) => p.address),
   };
@@ -184,4 +187,9 @@ export async function messagesByMessageId(
     where: { mailboxId, messageId: { in: [...messageIds] } },
     select: { id: true, threadId: true, messageId: true },
   });
+}
+
+/** Whose thread this is (null for an unknown or erased one). */
+export async function threadOwner(db: DbClient, threadId: string): Promise<{ entityId: string } | null> {
+  return db.thread.findUnique({ where: { id: threadId }, select: { entityId: true } });
 }

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { LlmCallRecord } from '../llm/provider.ts';
 import type { LoopState } from '../memory/loop-guard.ts';
-import type { FactCategory, ProfileState, ThreadState } from '../memory/types.ts';
+import type { BufferMessage, FactCategory, ProfileState, ThreadState } from '../memory/types.ts';
 import { utcTimestamp, type SqlExecutor } from './sql.ts';
 import type { DraftFlag, ThreadRecord, TurnMessage } from './turns.ts';
 
@@ -111,6 +111,7 @@ const contextRow = z.object({
       openItems: stringArray,
       currentIntent: z.string(),
       tags: stringArray,
+      pinnedItems: stringArray,
       status: z.string(),
     })
     .nullable(),
@@ -129,10 +130,13 @@ const contextRow = z.object({
           confidence: z.number(),
           origin: z.string(),
           expiresAt: utc.nullable(),
+          tags: stringArray.nullable().catch([]),
         }),
       ),
       commitments: z.array(z.object({ text: z.string(), due: z.string().nullable(), dueAt: utc.nullable(), overdue: z.boolean() })),
-      pastThreads: z.array(z.object({ id: z.string(), topic: z.string().nullable(), closedAt: utc.nullable() })),
+      pastThreads: z.array(
+        z.object({ id: z.string(), topic: z.string().nullable(), closedAt: utc.nullable(), tags: stringArray.catch([]) }),
+      ),
     })
     .nullable(),
   loops: z.array(
@@ -147,24 +151,26 @@ const contextRow = z.object({
   ),
   replies: z.object({ rh: z.number(), th: z.number(), rd: z.number(), td: z.number() }),
   unseen: z.object({ count: z.number(), oldest: utc.nullable() }),
+  buffer: z.array(z.object({ direction: z.enum(['inbound', 'outbound']), source: z.string(), at: utc, text: z.string() })),
 });
 
 const CONTEXT_SQL = `
 SELECT
   (SELECT json_build_object('id', t."id", 'mailboxId', t."mailboxId", 'entityId', t."entityId", 'version', t."version",
       'lastMessageAt', t."lastMessageAt", 'subject', t."subject", 'summary', t."summary", 'openItems', t."openItems",
-      'currentIntent', t."currentIntent", 'tags', t."tags", 'status', t."status")
+      'currentIntent', t."currentIntent", 'tags', t."tags", 'pinnedItems', t."pinnedItems", 'status', t."status")
    FROM "Thread" t WHERE t."id" = $1) AS thread,
   (SELECT json_build_object('id', e."id", 'kind', e."kind", 'key', e."key", 'name', e."name",
       'addresses', (SELECT coalesce(json_agg(a."address" ORDER BY a."address"), '[]'::json) FROM "EntityAddress" a WHERE a."entityId" = e."id"),
       'facts', (SELECT coalesce(json_agg(json_build_object('key', f."key", 'value', f."value", 'category', f."category",
-                  'confidence', f."confidence", 'origin', f."origin", 'expiresAt', f."expiresAt") ORDER BY f."key", f."createdAt"), '[]'::json)
+                  'confidence', f."confidence", 'origin', f."origin", 'expiresAt', f."expiresAt",
+                  'tags', (SELECT st."tags" FROM "Thread" st WHERE st."id" = f."sourceThreadId")) ORDER BY f."key", f."createdAt"), '[]'::json)
                 FROM "ProfileFact" f WHERE f."entityId" = e."id" AND f."status" = 'active'),
       'commitments', (SELECT coalesce(json_agg(json_build_object('text', c."text", 'due', c."due", 'dueAt', c."dueAt",
                         'overdue', c."status" = 'overdue' OR (c."dueAt" IS NOT NULL AND c."dueAt" < $6::timestamp)) ORDER BY c."createdAt"), '[]'::json)
                       FROM "Commitment" c WHERE c."entityId" = e."id" AND c."status" IN ('open', 'overdue')),
-      'pastThreads', (SELECT coalesce(json_agg(json_build_object('id', p."id", 'topic', p."topic", 'closedAt', p."closedAt")), '[]'::json)
-                      FROM (SELECT "id", "topic", "closedAt" FROM "Thread" WHERE "entityId" = e."id" AND "topic" IS NOT NULL
+      'pastThreads', (SELECT coalesce(json_agg(json_build_object('id', p."id", 'topic', p."topic", 'closedAt', p."closedAt", 'tags', p."tags")), '[]'::json)
+                      FROM (SELECT "id", "topic", "closedAt", "tags" FROM "Thread" WHERE "entityId" = e."id" AND "topic" IS NOT NULL
                             ORDER BY "closedAt" DESC NULLS FIRST LIMIT 20) p))
    FROM "Entity" e WHERE e."id" = (SELECT "entityId" FROM "Thread" WHERE "id" = $1)) AS customer,
   (SELECT coalesce(json_agg(json_build_object('scope', l."scope", 'consecutive', l."consecutive", 'fingerprints', l."fingerprints",
@@ -179,7 +185,17 @@ SELECT
   (SELECT json_build_object('count', count(*), 'oldest', min(coalesce(m."sentAt", m."receivedAt")))
    FROM "Message" m JOIN "Thread" t ON t."id" = m."threadId"
    WHERE m."threadId" = $1 AND m."direction" = 'inbound' AND m."skipReason" IS NULL AND m."promotedBy" IS NULL
-     AND m."entityId" = t."entityId") AS unseen`;
+     AND m."entityId" = t."entityId") AS unseen,
+  (SELECT coalesce(json_agg(b ORDER BY b."receivedAt" ASC, b."id" ASC), '[]'::json) FROM (
+     SELECT m."id", m."receivedAt", m."direction", m."source", coalesce(m."sentAt", m."receivedAt") AS "at", left(coalesce(d."body", m."extractedText"), $8) AS "text"
+     FROM "Message" m
+     LEFT JOIN "Draft" d ON m."direction" = 'outbound' AND d."messageId" = m."messageId"
+     LEFT JOIN "Turn" tu ON tu."id" = d."turnId"
+     WHERE m."threadId" = $1 AND m."turnId" IS DISTINCT FROM $7 AND m."skipReason" IS NULL
+       AND ((m."direction" = 'inbound' AND m."status" NOT IN ('pending_reply', 'in_turn')
+             AND m."entityId" = (SELECT "entityId" FROM "Thread" WHERE "id" = $1))
+         OR (m."direction" = 'outbound' AND coalesce(d."status", '') <> 'discarded' AND tu."error" IS NULL))
+     ORDER BY m."receivedAt" DESC, m."id" DESC LIMIT $9) b) AS buffer`;
 
 export interface TurnContextRecords {
   thread: ThreadRecord;
@@ -191,12 +207,30 @@ export interface TurnContextRecords {
   recentReplies: { toRecipientHour: number; inThreadHour: number; toRecipientDay: number; inThreadDay: number };
   /** The customer's messages in the thread no promotion pass has seen yet (the turn's own included). */
   unseen: { count: number; oldestAt: Date | null };
+  /**
+   * The thread's latest exchanges before this turn, oldest first: the customer's earlier messages
+   * and the replies (the agent's drafts not discarded, the team's sent mail), at most `bufferMessages`.
+   * Ordered by our own clock (`receivedAt`): a sender's Date header can be days off.
+   */
+  buffer: BufferMessage[];
 }
+
+/** Characters of one buffered message loaded (the prompt's share cuts it far shorter). */
+const BUFFER_TEXT_CHARS = 4000;
 
 /** Everything a turn reads besides its messages, in one query. */
 export async function loadTurnContext(
   sql: SqlExecutor,
-  query: { threadId: string; recipient: string; loopScopes: readonly string[]; hourAgo: Date; dayAgo: Date; now: Date },
+  query: {
+    threadId: string;
+    turnId: string;
+    recipient: string;
+    loopScopes: readonly string[];
+    hourAgo: Date;
+    dayAgo: Date;
+    now: Date;
+    bufferMessages: number;
+  },
 ): Promise<TurnContextRecords> {
   const rows = await sql.query(CONTEXT_SQL, [
     query.threadId,
@@ -205,6 +239,9 @@ export async function loadTurnContext(
     utcTimestamp(query.hourAgo),
     utcTimestamp(query.dayAgo),
     utcTimestamp(query.now),
+    query.turnId,
+    BUFFER_TEXT_CHARS,
+    query.bufferMessages,
   ]);
   const row = contextRow.parse(rows[0]);
   const t = row.thread;
@@ -216,6 +253,7 @@ export async function loadTurnContext(
     openItems: t.openItems,
     currentIntent: t.currentIntent,
     tags: t.tags,
+    pinnedItems: t.pinnedItems,
     status: t.status,
   };
   return {
@@ -224,8 +262,8 @@ export async function loadTurnContext(
     profile: {
       entityId: e.id,
       name: e.name,
-      facts: e.facts.map((f) => ({ ...f, category: f.category as FactCategory })),
-      pastThreads: e.pastThreads.map((p) => ({ threadId: p.id, topic: p.topic ?? '', closedAt: p.closedAt })),
+      facts: e.facts.map((f) => ({ ...f, category: f.category as FactCategory, tags: f.tags ?? [] })),
+      pastThreads: e.pastThreads.map((p) => ({ threadId: p.id, topic: p.topic ?? '', closedAt: p.closedAt, tags: p.tags })),
       outstandingCommitments: e.commitments,
     },
     loopStates: row.loops.map((l) => ({
@@ -243,6 +281,12 @@ export async function loadTurnContext(
       inThreadDay: row.replies.td,
     },
     unseen: { count: row.unseen.count, oldestAt: row.unseen.oldest },
+    buffer: row.buffer.map((b) => ({
+      direction: b.direction,
+      author: b.direction === 'inbound' ? 'customer' : b.source === 'agent' ? 'agent' : 'staff',
+      date: b.at,
+      text: b.text,
+    })),
   };
 }
 
@@ -251,7 +295,7 @@ WITH c AS (SELECT $1::jsonb AS j),
 upd AS (
   UPDATE "Thread" t SET
     "summary" = c.j->'state'->>'summary', "openItems" = c.j->'state'->'openItems', "currentIntent" = c.j->'state'->>'currentIntent',
-    "tags" = c.j->'state'->'tags', "status" = c.j->'state'->>'status',
+    "tags" = c.j->'state'->'tags', "pinnedItems" = c.j->'state'->'pinnedItems', "status" = c.j->'state'->>'status',
     "closedAt" = CASE WHEN c.j->'state'->>'status' = 'resolved' THEN (c.j->>'now')::timestamp ELSE NULL END,
     "version" = t."version" + 1, "updatedAt" = (c.j->>'now')::timestamp
   FROM c WHERE t."id" = c.j->>'threadId' AND t."version" = (c.j->>'version')::int

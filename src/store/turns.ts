@@ -44,6 +44,7 @@ export function threadStateOf(row: {
   openItems: unknown;
   currentIntent: string;
   tags: unknown;
+  pinnedItems: unknown;
   status: string;
 }): ThreadState {
   return {
@@ -52,6 +53,7 @@ export function threadStateOf(row: {
     openItems: jsonStringArray(row.openItems),
     currentIntent: row.currentIntent,
     tags: jsonStringArray(row.tags),
+    pinnedItems: jsonStringArray(row.pinnedItems),
     status: row.status,
   };
 }

@@ -18,6 +18,7 @@ const COMMANDS = [
   'migrate',
   'profile',
   'thread',
+  'threads',
   'why',
   'promote',
   'facts',
@@ -125,6 +126,33 @@ describe('the support-agent command line', { timeout: 2 * COMMAND_TIMEOUT_MS }, 
     expect(result.stderr.trim()).toBe('support-agent: NOT_FOUND: /no/such/folder: no such file or folder');
   });
 
+  it(
+    'an operator command on a folder without a database says so and creates nothing; replay --data-dir keeps one and refuses to overwrite it',
+    async () => {
+      const base = await tempDir();
+      const empty = path.join(base, 'empty');
+      const profile = await run(['profile', 'someone@example.com'], { DATA_DIR: empty });
+      expect(profile.code).toBe(1);
+      expect(profile.stderr.trim()).toBe(
+        `support-agent: NOT_FOUND: no database in DATA_DIR=${empty}: set DATA_DIR to the folder the agent (or \`replay --data-dir\`) used, or DATABASE_URL`,
+      );
+      await expect(readdir(empty)).rejects.toThrow(/ENOENT/);
+
+      const kept = path.join(base, 'kept');
+      const corpus = path.resolve(import.meta.dirname, '../../fixtures/emails/corpus/001-gmail-invoice-double-charge-with-pdf.eml');
+      const replay = await run(['replay', corpus, '--data-dir', kept, '--address', 'support@acme.example'], { DATA_DIR: empty });
+      expect(replay.code).toBe(0);
+      expect(replay.stderr).toContain(`DATA_DIR=${kept}`);
+      const commitments = await run(['commitments', '--all'], { DATA_DIR: kept });
+      expect(commitments.code).toBe(0);
+      expect(commitments.stdout.trim()).toMatch(/^(No commitments\.|[A-Z]+ )/);
+      const again = await run(['replay', corpus, '--data-dir', kept], { DATA_DIR: empty });
+      expect(again.code).toBe(2);
+      expect(again.stderr.trim()).toBe(`support-agent: USAGE: ${kept} already holds a database: give a new or empty folder`);
+    },
+    4 * COMMAND_TIMEOUT_MS,
+  );
+
   it('says plainly when Redis is not there instead of waiting forever', async () => {
     const result = await run(['work'], { DATA_DIR: await tempDir(), REDIS_URL: 'redis://127.0.0.1:1' });
     expect(result.code).toBe(1);
@@ -186,18 +214,57 @@ describe('the operator commands', () => {
     6 * COMMAND_TIMEOUT_MS,
   );
 
-  it('refuses to start with an invalid promotion policy, naming the problem', async () => {
-    const dir = await tempDir();
-    const { writeFile } = await import('node:fs/promises');
-    await writeFile(path.join(dir, 'policy.json'), JSON.stringify({ version: '1', categories: {} }));
-    const result = await run(
-      ['replay', path.resolve(import.meta.dirname, '../../fixtures/emails/corpus/001-gmail-invoice-double-charge-with-pdf.eml')],
-      {
-        DATA_DIR: dir,
-        PROMOTION_POLICY_FILE: path.join(dir, 'policy.json'),
-      },
-    );
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/POLICY_INVALID: PROMOTION_POLICY_FILE .*policy\.json: /);
-  });
+  it(
+    'refuses to start with an invalid promotion policy, naming the problem',
+    async () => {
+      const dir = await tempDir();
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(path.join(dir, 'policy.json'), JSON.stringify({ version: '1', categories: {} }));
+      const result = await run(
+        ['replay', path.resolve(import.meta.dirname, '../../fixtures/emails/corpus/001-gmail-invoice-double-charge-with-pdf.eml')],
+        {
+          DATA_DIR: dir,
+          PROMOTION_POLICY_FILE: path.join(dir, 'policy.json'),
+        },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/POLICY_INVALID: PROMOTION_POLICY_FILE .*policy\.json: /);
+    },
+    COMMAND_TIMEOUT_MS,
+  );
+
+  it(
+    '`threads --tag` lists the threads carrying a tag (newest first), `--status` narrows them, a bad tag is refused',
+    async () => {
+      const dir = await tempDir();
+      const data = path.join(dir, 'data');
+      const corpus = path.resolve(import.meta.dirname, '../../fixtures/emails/corpus');
+      const replayed = await run(
+        [
+          'replay',
+          path.join(corpus, '001-gmail-invoice-double-charge-with-pdf.eml'),
+          path.join(corpus, '007-outlook-web-password-reset.eml'),
+          path.join(corpus, '009-outlook-android-changed-subject-footer.eml'),
+          '--address',
+          'support@acme.example',
+          '--data-dir',
+          data,
+          '--no-settle',
+        ],
+        { LLM_PROVIDER: 'offline' },
+      );
+      expect(replayed.code).toBe(0);
+      const env = { DATA_DIR: data, LLM_PROVIDER: 'offline' };
+      const billing = JSON.parse((await run(['threads', '--tag', 'billing', '--json'], env)).stdout) as Array<Record<string, unknown>>;
+      expect(billing.map((t) => t['subject'])).toEqual(['Invoice #4471 charged twice']);
+      expect(billing[0]).toMatchObject({ status: 'open', customer: 'alice.okafor@gmail.com' });
+      const access = await run(['threads', '--tag', 'account'], env);
+      expect(access.stdout).toMatch(/^RESOLVED .*"Password reset not working".*\(thread t_/m);
+      expect((await run(['threads', '--tag', 'account', '--status', 'open'], env)).stdout).toMatch(/^No open threads tagged account\./);
+      const bad = await run(['threads', '--tag', 'Billing; DROP'], env);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/must be a snake_case tag/);
+    },
+    4 * COMMAND_TIMEOUT_MS,
+  );
 });

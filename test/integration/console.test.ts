@@ -27,10 +27,13 @@ interface TurnScript {
   summary?: string;
   openItems?: string[];
   tags?: string[];
+  pin?: string[];
 }
 
 /** Per-email answers of the scripted model, keyed by the `case-…` token in the email. */
 const scripts = new Map<string, TurnScript>();
+/** Per-email promotion answers, keyed likewise (a pass that shows the email answers with these). */
+const promotionScripts = new Map<string, { facts?: unknown[]; commitments?: unknown[] }>();
 
 function userPrompt(request: RecordedRequest): string {
   return request.body.messages
@@ -166,7 +169,11 @@ describe('the review console', () => {
     db = await createTestDatabase();
     llm = await startScriptedLlmServer();
     llm.setFallback((request) => {
-      if (request.schemaName === 'thread_promotion') return { kind: 'json', content: { topic: 'billing', facts: [], commitments: [] } };
+      if (request.schemaName === 'thread_promotion') {
+        const prompt = userPrompt(request);
+        const scripted = [...promotionScripts].find(([token]) => prompt.includes(token))?.[1];
+        return { kind: 'json', content: { topic: 'billing', facts: scripted?.facts ?? [], commitments: scripted?.commitments ?? [] } };
+      }
       const token = caseOf(request) ?? 'case-unknown';
       const script = scripts.get(token) ?? {};
       return {
@@ -180,6 +187,8 @@ describe('the review console', () => {
           openItems: script.openItems ?? [`check the invoice for ${token}`],
           currentIntent: 'billing_question',
           tags: script.tags ?? ['billing'],
+          pin: script.pin ?? [],
+          unpin: [],
           resolved: false,
         },
       };
@@ -343,6 +352,30 @@ describe('the review console', () => {
     expect(sink.messages.some((m) => m.envelope.to.includes('dave@example.com'))).toBe(false);
   }, 60_000);
 
+  it('filters drafts and threads by tag, and the thread page shows the pinned items and tags', async () => {
+    const erin = await customerWrites({
+      from: 'erin@example.com',
+      subject: 'Parcel stuck',
+      script: { tags: ['shipping', 'p0'], pin: ['PX-8820-0932'] },
+    });
+    const frank = await customerWrites({ from: 'frank@example.com' });
+    const page = await operatorPage('/drafts?tag=shipping');
+    expect(await page.locator(`#draft-${erin.draft.id}`).count()).toBe(1);
+    expect(await page.locator(`#draft-${frank.draft.id}`).count()).toBe(0);
+    expect(await textOf(page.getByRole('heading', { name: /Threads tagged shipping/ }))).toBe('Threads tagged shipping (1)');
+    expect(await page.locator(`#tagged-${erin.threadId}`).count()).toBe(1);
+    // A tag on a card leads to its filter; a made-up tag in the address filters to nothing, safely.
+    await page.locator(`#draft-${erin.draft.id}`).getByRole('link', { name: 'p0' }).click();
+    expect(new URL(page.url()).search).toBe('?tag=p0');
+    await page.goto(`${server.url}/drafts?tag=${encodeURIComponent('<b>x')}`);
+    expect(await page.getByRole('heading', { name: /Threads tagged/ }).count()).toBe(0);
+
+    await page.goto(`${server.url}/threads/${erin.threadId}`);
+    const state = page.locator('section[aria-labelledby="state-title"]');
+    expect(await textOf(state)).toContain('PX-8820-0932');
+    expect(await state.getByRole('link', { name: 'shipping' }).getAttribute('href')).toBe('/drafts?tag=shipping');
+  }, 60_000);
+
   it('shows sends whose outcome is unknown and threads handed to a person, and lets the operator settle them', async () => {
     const fay = await customerWrites({ from: 'Fay <fay@example.com>' });
     const gus = await customerWrites({ from: 'Gus <gus@example.com>' });
@@ -427,6 +460,63 @@ describe('the review console', () => {
     expect(promptAfter).toBeDefined();
     expect(fullPrompt(promptAfter!)).not.toContain('platinum-7731');
     expect(fullPrompt(promptAfter!)).toContain('German');
+  }, 90_000);
+
+  it('Promote now runs a pass through the worker; the promise it records is listed, overdue, on the commitments page', async () => {
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const first = await customerWrites({
+      from: 'Farah <farah@example.com>',
+      subject: 'Double charge',
+      script: { body: 'Sorry about that. We will refund the duplicate charge by tomorrow.' },
+    });
+    promotionScripts.set(first.token, {
+      commitments: [{ text: 'refund the duplicate charge', due: yesterday, sourceMessageId: first.draft.messageId }],
+    });
+    // No pass yet: the thread is active, its periodic pass is a day away.
+    expect(await runtime.db.promotionRun.count({ where: { threadId: first.threadId } })).toBe(0);
+
+    const page = await operatorPage(`/threads/${first.threadId}`);
+    await page.getByRole('button', { name: 'Promote now' }).click();
+    expect(await textOf(page.getByRole('status'))).toMatch(/Promotion queued/);
+    const run = await waitFor('the operator pass', () =>
+      runtime.db.promotionRun.findFirst({ where: { threadId: first.threadId, trigger: 'operator' } }),
+    );
+    expect(run.coveredMessageIds).toEqual([first.messageId]);
+    await waitFor('the commitment', () => runtime.db.commitment.findFirst({ where: { threadId: first.threadId } }));
+
+    await page.goto(`${server.url}/commitments?show=overdue`);
+    const row = page.locator('tr', { has: page.getByText('refund the duplicate charge') });
+    await visible(row);
+    expect(await textOf(row)).toMatch(/overdue/);
+    expect(await textOf(row)).toContain('farah@example.com');
+    await screenshot(page, 'console-commitments');
+
+    // The customer's page has the same button for all their threads.
+    await page.goto(`${server.url}/customers/${first.entityId}`);
+    await visible(page.locator('section', { has: page.getByRole('heading', { name: /Commitments \(1 outstanding\)/ }) }));
+    await page.getByRole('button', { name: 'Promote now' }).click();
+    expect(await textOf(page.getByRole('status'))).toMatch(/Promotion queued/);
+  }, 90_000);
+
+  it('links another address from the customer page, merging the profile it had', async () => {
+    const main = await customerWrites({ from: 'Gita <gita@example.com>', subject: 'Export question' });
+    const other = await customerWrites({ from: 'Gita Private <gita.private@gmail.com>', subject: 'Another question' });
+    expect(other.entityId).not.toBe(main.entityId);
+    const page = await operatorPage(`/customers/${main.entityId}`);
+    await page.getByText('Link another address of this customer').click();
+    await page.getByLabel('Email address').fill('Gita.Private@gmail.com');
+    await page.getByRole('button', { name: 'Link address' }).click();
+    expect(await textOf(page.getByRole('status'))).toMatch(/Linked the address/);
+    expect(await textOf(page.getByText(/^Addresses:/))).toBe('Addresses: gita.private@gmail.com, gita@example.com');
+    expect(await runtime.db.entity.findUnique({ where: { id: other.entityId } })).toBeNull();
+    expect(await runtime.db.thread.count({ where: { entityId: main.entityId } })).toBe(2);
+
+    await page.getByText('Link another address of this customer').click();
+    await page.getByLabel('Email address').evaluate((input) => input.setAttribute('type', 'text'));
+    await page.getByLabel('Email address').fill('not an address');
+    await page.getByRole('button', { name: 'Link address' }).click();
+    expect(await textOf(page.getByRole('heading', { level: 1 }))).toBe('That did not work');
+    expect(await textOf(page.locator('main'))).toContain('"not an address" is not an email address');
   }, 90_000);
 
   it('mail containing <script> is shown literally and never runs', async () => {

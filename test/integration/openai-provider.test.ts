@@ -17,7 +17,7 @@ beforeEach(() => llm.reset());
 
 const request: TurnRequest = {
   prompt: { system: 'system prompt', user: 'user prompt' },
-  thread: { subject: 's', summary: '', openItems: [], currentIntent: '', tags: [], status: 'open' },
+  thread: { subject: 's', summary: '', openItems: [], currentIntent: '', tags: [], pinnedItems: [], status: 'open' },
   profile: null,
   emails: [],
   supportName: 'Acme Support',

@@ -98,7 +98,15 @@ export async function offlineDraftGrounding(sql: SqlExecutor, k: number): Promis
       date: new Date('2026-11-20T10:00:00Z'),
       text: q.question,
     };
-    const thread = { subject: q.question, summary: '', openItems: [], currentIntent: '', tags: [], status: 'open' as const };
+    const thread = {
+      subject: q.question,
+      summary: '',
+      openItems: [],
+      pinnedItems: [],
+      currentIntent: '',
+      tags: [],
+      status: 'open' as const,
+    };
     const answer = await provider.messageTurn({
       prompt: { system: '', user: '' },
       thread,

@@ -813,7 +813,7 @@ describe('the offline provider’s facts under the policy', () => {
       [
         ['preferred_contact_channel', 'email', 'accepted'],
         ['preferred_language', 'german', 'accepted'],
-        ['company', 'Initech Systems.', 'accepted'], // the offline pattern keeps the full stop
+        ['company', 'Initech Systems', 'accepted'],
       ],
     ],
     [
@@ -833,7 +833,7 @@ describe('the offline provider’s facts under the policy', () => {
     ],
   ])('%s', async (text, expected) => {
     const provider = new OfflineProvider();
-    const thread = { subject: 'Hello', summary: '', openItems: [], currentIntent: '', tags: [], status: 'open' };
+    const thread = { subject: 'Hello', summary: '', openItems: [], currentIntent: '', tags: [], pinnedItems: [], status: 'open' };
     const request = { thread, messages: [{ messageId: '<o@x>', date: said, text }], replies: [], commitments: [], profile: [] };
     const answer = await provider.threadPromotion({ ...request, prompt: buildPromotionPrompt(request) });
     if (!answer.ok) throw new Error('the offline provider failed');
@@ -995,7 +995,7 @@ describe('the policy file', () => {
   it('offers the model exactly the allow-listed keys', () => {
     expect([...PROMOTION_KEYS].sort()).toEqual(Object.keys(policy.keys).sort());
     const prompt = buildPromotionPrompt({
-      thread: { subject: 's', summary: '', openItems: [], currentIntent: '', tags: [], status: 'open' },
+      thread: { subject: 's', summary: '', openItems: [], currentIntent: '', tags: [], pinnedItems: [], status: 'open' },
       messages: [],
       replies: [],
       profile: [],

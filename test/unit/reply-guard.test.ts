@@ -199,7 +199,7 @@ describe('ordinary replies are not flagged', () => {
       const email = { messageId: '<q@x>', fromName: 'Erin Walsh', fromAddress: 'erin@example.com', date: now, text };
       const turn = await provider.messageTurn({
         prompt: { system: '', user: text },
-        thread: { subject: 'Question', summary: '', openItems: [], currentIntent: '', tags: [], status: 'open' },
+        thread: { subject: 'Question', summary: '', openItems: [], currentIntent: '', tags: [], pinnedItems: [], status: 'open' },
         emails: [email],
         profile: null,
         summaryTokenCap: 200,

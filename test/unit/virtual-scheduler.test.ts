@@ -29,6 +29,7 @@ function fakePipeline(clock: { now(): Date }, scheduler: VirtualScheduler, behav
       return { kind: 'nothing-pending' };
     },
     turnFailed: async (threadId, reason) => void log.push(`handed ${threadId}: ${reason}`),
+    promotionRequested: async (threadId) => scheduler.promotionDue(threadId, 'operator', clock.now()),
     runPromotion: async (threadId, trigger) => {
       log.push(`promote ${threadId} ${trigger} @${clock.now().toISOString().slice(11, 16)}`);
       return { kind: 'nothing-new', closed: true };

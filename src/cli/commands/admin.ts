@@ -19,13 +19,18 @@ import { listCommitments } from '../../store/commitments.ts';
 import { openDatabase } from '../../store/database.ts';
 import { activeFacts, factsAsOf } from '../../store/facts.ts';
 import { loadProfile } from '../../store/profiles.ts';
+import { threadsWithTag } from '../../store/thread-tags.ts';
 import { loadThreadDetail, threadMessages, threadTurns } from '../../store/thread-view.ts';
+import { output, servedRuntime } from '../output.ts';
 
 /**
  * Runs an operator command on the configured database. The embedded database must already exist:
  * a command pointed at the wrong DATA_DIR says so instead of creating an empty one.
  */
 async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
+  // Served by the running agent (src/cli/operator-socket.ts): its runtime, which it keeps open.
+  const served = servedRuntime();
+  if (served) return work(served);
   const config = loadConfig();
   const database = await openDatabase({ ...config, existing: 'require' });
   const runtime = await openRuntime(config, createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config), {
@@ -38,7 +43,7 @@ async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T
   }
 }
 
-const print = (value: unknown) => process.stdout.write(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
+const print = (value: unknown) => output().out(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
 
 /** `--as-of`: an ISO date or date-time (a bare date means the end of that day, UTC). */
 export function parseAsOf(value: string | undefined): Date | undefined {
@@ -79,18 +84,23 @@ export function runProfile(ref: string, options: { asOf?: string } = {}): Promis
         evidence: f.evidence,
         valid_from: iso(f.validFrom),
         recorded_at: iso(f.createdAt),
-        valid_until: iso(f.validUntil),
+        // As of a date, a replacement recorded later was not known yet.
+        valid_until: asOf && f.validUntil && (f.retiredAt ?? f.validUntil) > asOf ? null : iso(f.validUntil),
         expires_at: iso(f.expiresAt),
       })),
     });
   });
 }
 
-export function runCommitments(options: { overdue?: boolean; json?: boolean; customer?: string } = {}): Promise<void> {
+export function runCommitments(options: { overdue?: boolean; all?: boolean; json?: boolean; customer?: string } = {}): Promise<void> {
   return withRuntime(async ({ db, now }) => {
     const entity = options.customer ? await requireEntity(db, options.customer) : null;
     const at = now();
-    const commitments = await listCommitments(db, at, { overdue: options.overdue ?? false, ...(entity ? { entityId: entity.id } : {}) });
+    const commitments = await listCommitments(db, at, {
+      overdue: options.overdue ?? false,
+      includeClosed: options.all ?? false,
+      ...(entity ? { entityId: entity.id } : {}),
+    });
     if (options.json) {
       print(
         commitments.map((c) => ({
@@ -105,18 +115,53 @@ export function runCommitments(options: { overdue?: boolean; json?: boolean; cus
           status: c.status,
           source_message_id: c.sourceMessageId,
           promised_at: c.createdAt.toISOString(),
+          closed_by_message_id: c.closedByMessageId,
+          close_evidence: c.closeEvidence,
+          resolved_at: iso(c.resolvedAt),
         })),
       );
       return;
     }
     if (commitments.length === 0) {
-      print(options.overdue ? 'No overdue commitments.' : 'No open commitments.');
+      print(options.overdue ? 'No overdue commitments.' : options.all ? 'No commitments.' : 'No open commitments.');
       return;
     }
     for (const c of commitments) {
       const due = c.dueAt ? `due ${c.dueAt.toISOString().slice(0, 10)}` : c.due ? `due "${c.due}"` : 'no due date';
       print(
-        `${c.status.toUpperCase().padEnd(8)} ${due.padEnd(15)} ${c.customer ?? c.entityId}  ${JSON.stringify(c.text)}  (thread ${c.threadId})`,
+        `${c.status.toUpperCase().padEnd(9)} ${due.padEnd(15)} ${c.customer ?? c.entityId}  ${JSON.stringify(c.text)}  (thread ${c.threadId})${
+          c.closedByMessageId ? `  closed by ${c.closedByMessageId}` : ''
+        }`,
+      );
+    }
+  });
+}
+
+/** `threads --tag billing [--status open]`: the threads carrying a tag, newest activity first. */
+export function runThreads(options: { tag: string; status?: string; json?: boolean }): Promise<void> {
+  return withRuntime(async ({ db }) => {
+    const threads = await threadsWithTag(db, { tag: options.tag, ...(options.status ? { status: options.status } : {}) });
+    if (options.json) {
+      print(
+        threads.map((t) => ({
+          thread_id: t.id,
+          subject: t.subject,
+          status: t.status,
+          tags: t.tags,
+          open_items: t.openItems,
+          customer: t.customer.key,
+          last_message_at: t.lastMessageAt.toISOString(),
+        })),
+      );
+      return;
+    }
+    if (threads.length === 0) {
+      print(`No ${options.status ? `${options.status} ` : ''}threads tagged ${options.tag}.`);
+      return;
+    }
+    for (const t of threads) {
+      print(
+        `${t.status.toUpperCase().padEnd(8)} ${t.lastMessageAt.toISOString().slice(0, 10)}  ${t.customer.key}  ${JSON.stringify(t.subject)}  [${t.tags.join(', ')}]  (thread ${t.id})`,
       );
     }
   });
@@ -139,6 +184,7 @@ export function runThread(threadId: string): Promise<void> {
       open_items: thread.openItems,
       current_intent: thread.currentIntent,
       tags: thread.tags,
+      pinned_items: thread.pinnedItems,
       topic: thread.topic,
       last_message_at: thread.lastMessageAt.toISOString(),
       linked_thread_id: thread.linkedThreadId,

@@ -2,13 +2,15 @@
  * The long-running commands: `start` (everything in one process), `work` and `poll`.
  */
 import { createAppLogger } from '../../app/logging.ts';
-import { openRuntime } from '../../app/runtime.ts';
+import { openRuntime, type Runtime } from '../../app/runtime.ts';
 import { loadConfig } from '../../config.ts';
 import { Redis } from 'ioredis';
 import { AppError, describeError } from '../../errors.ts';
 import { redactUrl } from '../../store/database.ts';
 import { startPoller } from '../../app/start-poller.ts';
 import { startWorkers } from '../../app/start-workers.ts';
+import { OPERATOR_RESPONSE_LIMIT, serveOperatorCommands, type OperatorServer } from '../operator-socket.ts';
+import { runServed } from '../output.ts';
 
 export interface ServeParts {
   poll: boolean | 'if-configured';
@@ -36,6 +38,11 @@ export async function runServe(parts: ServeParts): Promise<void> {
         'IMAP is not configured (IMAP_HOST, IMAP_USER, IMAP_PASSWORD): not polling a mailbox. Use `support-agent replay` to feed .eml files.',
       );
     }
+    if (runtime.database.kind === 'pglite') {
+      // One process owns the embedded database: operator commands come to it (src/cli/operator-socket.ts).
+      const operator = await serveOperators(runtime);
+      if (operator) stops.push(() => operator.close());
+    }
     if (parts.console === true || (parts.console === 'if-configured' && config.console.password)) {
       const { startConsole } = await import('../../console/server.ts');
       const server = await startConsole(runtime, { port: parts.consolePort ?? config.console.port });
@@ -56,6 +63,23 @@ export async function runServe(parts: ServeParts): Promise<void> {
   }
   await runtime.close();
   logger.info('stopped');
+}
+
+async function serveOperators(runtime: Runtime): Promise<OperatorServer | null> {
+  // Loaded here, not at the top: the CLI's entry point imports this module.
+  const { main } = await import('../main.ts');
+  try {
+    const server = await serveOperatorCommands({
+      dataDir: runtime.config.dataDir,
+      run: (argv) => runServed(runtime, () => main(argv), OPERATOR_RESPONSE_LIMIT),
+      logger: runtime.logger,
+    });
+    runtime.logger.info('operator commands served beside the agent', { socket: server.path });
+    return server;
+  } catch (error) {
+    runtime.logger.warn('cannot serve operator commands: they need the agent stopped, or PostgreSQL', { error: describeError(error) });
+    return null;
+  }
 }
 
 /** Fail at once with a clear message rather than wait forever for a Redis that is not there. */

@@ -17,6 +17,7 @@ import {
 } from '../draft-actions.ts';
 import { handedOffThreads, unknownSends, type HandedOffThread, type UnknownSend } from '../../store/attention.ts';
 import { countDraftsToReview, draftsToReview, draftThreadId, recentlyHandledDrafts, type DraftCard } from '../../store/draft-review.ts';
+import { TAGGED_THREADS_LIMIT, threadsWithTag, type TaggedThread } from '../../store/thread-tags.ts';
 import type { DraftFlag } from '../../store/turns.ts';
 import { formText, readForm, readParam } from '../forms.ts';
 import { heading, html, list, mailText, time, type SafeHtml } from '../html.ts';
@@ -116,6 +117,32 @@ function handedOffSection(threads: HandedOffThread[], session: Session): SafeHtm
 </section>`;
 }
 
+/** Each tag links to the drafts and threads carrying it. */
+export function tagLinks(tags: readonly string[]): SafeHtml {
+  return html`${tags.map((t, i) => html`${i > 0 ? ', ' : ''}<a href="/drafts?tag=${encodeURIComponent(t)}">${t}</a>`)}`;
+}
+
+function taggedThreadsSection(tag: string, threads: TaggedThread[]): SafeHtml {
+  return html`<section aria-labelledby="tagged-title" class="card">
+  <h2 id="tagged-title">Threads tagged ${tag} (${threads.length}${threads.length >= TAGGED_THREADS_LIMIT ? '+' : ''})</h2>
+  <p><a href="/drafts">Show all drafts</a></p>
+  ${
+    threads.length === 0
+      ? html`<p class="muted">No thread carries this tag.</p>`
+      : html`<ul>${threads.map(
+          (t) =>
+            html`<li id="tagged-${t.id}"><a href="/threads/${t.id}">${t.subject || '(no subject)'}</a> · <span class="badge">${t.status}</span> · ${t.customer.name ?? t.customer.key} · ${time(t.lastMessageAt)}</li>`,
+        )}</ul>`
+  }
+</section>`;
+}
+
+const tagQuery = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_]{0,59}$/)
+  .optional()
+  .catch(undefined);
+
 /** One draft beside its context; actions only while it is still a draft. */
 export function draftCard(draft: DraftCard, session: Session, returnTo: ReturnTo, canSend: boolean, headingLevel: 2 | 3 = 2): SafeHtml {
   const titleId = `draft-${draft.id}-title`;
@@ -151,7 +178,7 @@ export function draftCard(draft: DraftCard, session: Session, returnTo: ReturnTo
       ${thread.summary ? html`<p>${thread.summary}</p>` : html`<p class="muted">none yet</p>`}
       ${heading(sub, 'Open items')}
       ${list(thread.openItems)}
-      <p>Intent: ${thread.currentIntent || html`<span class="muted">unknown</span>`}${tags.length ? html` · Tags: ${tags.join(', ')}` : ''}</p>
+      <p>Intent: ${thread.currentIntent || html`<span class="muted">unknown</span>`}${tags.length ? html` · Tags: ${tagLinks(tags)}` : ''}</p>
     </aside>
   </div>
 </article>`;
@@ -160,12 +187,15 @@ export function draftCard(draft: DraftCard, session: Session, returnTo: ReturnTo
 export async function draftsPage(c: ConsoleContext): Promise<Response> {
   const runtime = c.get('runtime');
   const { db } = runtime;
-  const [unknown, handedOff, drafts, waiting, handled] = await Promise.all([
+  // ?tag=billing narrows the drafts to threads carrying the tag and lists those threads.
+  const tag = tagQuery.parse(c.req.query('tag'));
+  const [unknown, handedOff, drafts, waiting, handled, tagged] = await Promise.all([
     unknownSends(db),
     handedOffThreads(db),
-    draftsToReview(db, PAGE_SIZE),
-    countDraftsToReview(db),
+    draftsToReview(db, PAGE_SIZE, tag),
+    countDraftsToReview(db, tag),
     recentlyHandledDrafts(db, HANDLED_SIZE),
+    tag ? threadsWithTag(db, { tag }) : Promise.resolve(null),
   ]);
   const canSend = Boolean(runtime.config.smtp.host);
   const session = c.get('session');
@@ -174,7 +204,8 @@ export async function draftsPage(c: ConsoleContext): Promise<Response> {
 ${canSend ? '' : html`<p class="notice notice-warning">Sending is not configured (SMTP_HOST is not set): drafts can be edited or discarded, not sent from here.</p>`}
 ${unknownSendsSection(unknown, session)}
 ${handedOffSection(handedOff, session)}
-<p>${waiting === 0 ? 'Nothing waits for review.' : `${waiting} draft${waiting === 1 ? '' : 's'} waiting, newest first${waiting > PAGE_SIZE ? ` (showing the newest ${PAGE_SIZE})` : ''}.`}</p>
+${tag && tagged ? taggedThreadsSection(tag, tagged) : ''}
+<p>${waiting === 0 ? `Nothing${tag ? ` tagged ${tag}` : ''} waits for review.` : `${waiting} draft${waiting === 1 ? '' : 's'}${tag ? ` tagged ${tag}` : ''} waiting, newest first${waiting > PAGE_SIZE ? ` (showing the newest ${PAGE_SIZE})` : ''}.`}</p>
 ${drafts.map((d) => draftCard(d, session, 'drafts', canSend))}
 <h2>Recently handled</h2>
 ${

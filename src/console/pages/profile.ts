@@ -4,11 +4,14 @@
  * An operator corrects, deletes or sets facts here (recorded in the trail as operator changes).
  */
 import { z } from 'zod';
+import { linkAddress } from '../../app/link-address.ts';
 import { correctFact, deleteFact, setTrustedFact } from '../../app/profile-admin.ts';
+import { normaliseAddress } from '../../mail/addresses.ts';
 import { AppError } from '../../errors.ts';
 import { isProtectedKey } from '../../memory/promotion-policy.ts';
 import { FACT_CATEGORIES } from '../../memory/types.ts';
-import { customerExists, customerThreads, loadCustomer, openCommitments } from '../../store/customers.ts';
+import { listCommitments } from '../../store/commitments.ts';
+import { customerExists, customerThreads, loadCustomer } from '../../store/customers.ts';
 import { listDecisions } from '../../store/decision-trail.ts';
 import { customerFacts, findFact, type ProfileFactRecord } from '../../store/facts.ts';
 import { messagesByMessageId } from '../../store/thread-view.ts';
@@ -17,6 +20,7 @@ import { csrfField } from '../csrf.ts';
 import { formText, readForm, readParam } from '../forms.ts';
 import { html, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
+import { commitmentsTable } from './commitments.ts';
 
 const ACTOR = 'console';
 const THREAD_LIMIT = 100;
@@ -83,13 +87,13 @@ function setFactForm(entityId: string, knownKeys: readonly string[], session: Se
 
 export async function profilePage(c: ConsoleContext): Promise<Response> {
   const entityId = readParam(c, 'id');
-  const { db, policy, mailbox } = c.get('runtime');
+  const { db, policy, mailbox, now } = c.get('runtime');
   // One wait for all five reads: for an unknown id the other four find nothing.
   const [entity, facts, threads, commitments, decisions] = await Promise.all([
     loadCustomer(db, entityId),
     customerFacts(db, entityId),
     customerThreads(db, entityId, THREAD_LIMIT),
-    openCommitments(db, entityId),
+    listCommitments(db, now(), { entityId, includeClosed: true, limit: 100 }),
     listDecisions(db, entityId, { order: 'newest-first', limit: DECISION_LIMIT }),
   ]);
   if (!entity) throw new AppError('NOT_FOUND', 'no such customer (they may have been erased)');
@@ -106,6 +110,16 @@ export async function profilePage(c: ConsoleContext): Promise<Response> {
 <h1>${name}</h1>
 <p>${entity.kind === 'domain' ? 'Customer domain' : 'Customer'} · key ${entity.key} · since ${time(entity.createdAt)}</p>
 <p>Addresses: ${entity.addresses.join(', ') || html`<span class="muted">none</span>`}</p>
+<details>
+  <summary>Link another address of this customer</summary>
+  <form method="post" action="/customers/${entity.id}/link" class="card">${csrfField(session)}
+    <p class="muted">Mail from that address then joins this profile. If it had a profile of its own, the two are merged by the written
+    policy (rule <code>merged-on-link</code>, shown in the decision trail).</p>
+    <label for="link-address">Email address</label>
+    <input type="email" id="link-address" name="address" required maxlength="320" autocomplete="off">
+    <div class="actions"><button type="submit">Link address</button></div>
+  </form>
+</details>
 
 <section aria-labelledby="facts-title" id="facts">
   <h2 id="facts-title">Active facts (${active.length})</h2>
@@ -125,6 +139,10 @@ export async function profilePage(c: ConsoleContext): Promise<Response> {
 
 <section aria-labelledby="threads-title">
   <h2 id="threads-title">Threads (${threads.length})</h2>
+  <form method="post" action="/customers/${entity.id}/promote" class="actions">${csrfField(session)}
+    <button type="submit">Promote now</button>
+    <span class="muted">Reviews every thread's messages no promotion pass has seen yet.</span>
+  </form>
   ${
     threads.length === 0
       ? html`<p class="muted">No threads.</p>`
@@ -140,12 +158,8 @@ export async function profilePage(c: ConsoleContext): Promise<Response> {
 </section>
 
 <section aria-labelledby="commitments-title">
-  <h2 id="commitments-title">Outstanding commitments (${commitments.length})</h2>
-  ${
-    commitments.length === 0
-      ? html`<p class="muted">None.</p>`
-      : html`<ul>${commitments.map((m) => html`<li>${m.text}${m.due ? html` (due ${m.due})` : ''} · <a href="/threads/${m.threadId}">thread</a></li>`)}</ul>`
-  }
+  <h2 id="commitments-title">Commitments (${commitments.filter((m) => m.status === 'open' || m.status === 'overdue').length} outstanding)</h2>
+  ${commitments.length === 0 ? html`<p class="muted">Nothing promised yet.</p>` : commitmentsTable(commitments, 'Commitments to this customer')}
 </section>
 
 <section aria-labelledby="trail-title">
@@ -175,6 +189,31 @@ export async function profilePage(c: ConsoleContext): Promise<Response> {
   <p><a class="button" href="/customers/${entity.id}/erase">Erase this customer…</a></p>
 </section>`;
   return c.html(renderPage({ title: name, section: 'customers', session, notice: readNotice(c), body }));
+}
+
+/** "Promote now" for a customer: an operator's checkpoint on each of their threads, run by the worker. */
+export async function promoteCustomerAction(c: ConsoleContext): Promise<Response> {
+  const entityId = readParam(c, 'id');
+  const runtime = c.get('runtime');
+  if (!(await customerExists(runtime.db, entityId))) throw new AppError('NOT_FOUND', 'no such customer');
+  const threads = await customerThreads(runtime.db, entityId, THREAD_LIMIT);
+  const pipeline = runtime.pipeline();
+  for (const thread of threads) await pipeline.promotionRequested(thread.id);
+  return c.redirect(`/customers/${entityId}?notice=${threads.length === 0 ? 'nothing-to-promote' : 'promotion-queued'}`, 303);
+}
+
+const linkSchema = z.object({ address: z.string().trim().min(3).max(320) }).loose();
+
+/** "Link another address": the CLI's `link`, with the same merge by the policy. */
+export async function linkAddressAction(c: ConsoleContext): Promise<Response> {
+  const entityId = readParam(c, 'id');
+  const form = await readForm(c, linkSchema);
+  const { db, policy } = c.get('runtime');
+  if (!(await customerExists(db, entityId))) throw new AppError('NOT_FOUND', 'no such customer');
+  const address = normaliseAddress(form.address);
+  if (!address) throw new AppError('INPUT_INVALID', `"${form.address.slice(0, 80)}" is not an email address`);
+  await linkAddress(db, policy, address, entityId);
+  return c.redirect(`/customers/${entityId}?notice=address-linked`, 303);
 }
 
 const emptyToUndefined = (v: unknown) => (v === '' ? undefined : v);

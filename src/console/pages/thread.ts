@@ -1,23 +1,29 @@
 /**
- * One thread as the agent sees it: its notes (summary, open items, intent, tags, status), every
+ * One thread as the agent sees it: its notes (summary, pinned items, open items, intent, tags,
+ * status), the rolling buffer its last turn carried, every
  * message's new text with the original one click away, its replies, and each turn's prompt and
  * token counts, so a reviewer can see exactly what the model was given.
  */
 import { AppError } from '../../errors.ts';
+import { bufferSectionOf } from '../../memory/context.ts';
+import { listCommitments } from '../../store/commitments.ts';
 import { threadDraftCards } from '../../store/draft-review.ts';
 import {
   loadOriginalMessage,
   loadRawMessage,
   loadThreadDetail,
   threadMessages,
+  threadOwner,
   threadTurns,
   type ThreadMessage,
 } from '../../store/thread-view.ts';
 import type { ConsoleContext } from '../context.ts';
+import { csrfField } from '../csrf.ts';
 import { readParam } from '../forms.ts';
 import { html, list, mailText, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
-import { draftCard } from './drafts.ts';
+import { commitmentsTable } from './commitments.ts';
+import { draftCard, tagLinks } from './drafts.ts';
 
 const RAW_DISPLAY_LIMIT = 1_000_000;
 
@@ -45,18 +51,21 @@ function messageCard(m: ThreadMessage): SafeHtml {
 
 export async function threadPage(c: ConsoleContext): Promise<Response> {
   const threadId = readParam(c, 'id');
-  const { db } = c.get('runtime');
-  // One wait for all four reads: for an unknown id the other three find nothing.
-  const [thread, messages, drafts, turns] = await Promise.all([
+  const { db, now } = c.get('runtime');
+  // One wait for all five reads: for an unknown id the other four find nothing.
+  const [thread, messages, drafts, turns, commitments] = await Promise.all([
     loadThreadDetail(db, threadId),
     threadMessages(db, threadId),
     threadDraftCards(db, threadId),
     threadTurns(db, threadId),
+    listCommitments(db, now(), { threadId, includeClosed: true, limit: 50 }),
   ]);
   if (!thread) throw new AppError('NOT_FOUND', 'no such thread (it may have been erased)');
   const session = c.get('session');
   const canSend = Boolean(c.get('runtime').config.smtp.host);
   const { tags } = thread;
+  const lastPrompt = turns.findLast((t) => t.prompt)?.prompt ?? null;
+  const buffer = lastPrompt ? bufferSectionOf(lastPrompt) : null;
 
   const body = html`
 <h1>${thread.subject || '(no subject)'}</h1>
@@ -71,13 +80,24 @@ ${thread.promotionFailedAt ? html`<p class="notice notice-error">Promotion into 
   <h2 id="state-title">Thread state</h2>
   <dl class="facts">
     <dt>Summary</dt><dd>${thread.summary || html`<span class="muted">none yet</span>`}</dd>
+    <dt>Pinned items</dt><dd>${thread.pinnedItems.length ? list(thread.pinnedItems) : html`<span class="muted">none</span>`}</dd>
     <dt>Open items</dt><dd>${list(thread.openItems)}</dd>
     <dt>Intent</dt><dd>${thread.currentIntent || html`<span class="muted">unknown</span>`}</dd>
-    <dt>Tags</dt><dd>${tags.length ? tags.join(', ') : html`<span class="muted">none</span>`}</dd>
+    <dt>Tags</dt><dd>${tags.length ? tagLinks(tags) : html`<span class="muted">none</span>`}</dd>
     <dt>Status</dt><dd>${thread.status}${thread.closedAt ? html` (closed ${time(thread.closedAt)})` : ''}</dd>
     <dt>Topic</dt><dd>${thread.topic ?? html`<span class="muted">not promoted yet</span>`}</dd>
     <dt>Participants</dt><dd>${thread.participants.join(', ') || html`<span class="muted">none</span>`}</dd>
   </dl>
+  <h3>Recent exchanges the last turn carried</h3>
+  ${buffer ? mailText(buffer) : html`<p class="muted">none (a new thread, the buffer turned off, or the notes withheld)</p>`}
+  <form method="post" action="/threads/${thread.id}/promote" class="actions">${csrfField(session)}
+    <button type="submit">Promote now</button>
+    <span class="muted">Reviews the customer's messages no promotion pass has seen yet and updates the profile under the written policy.</span>
+  </form>
+</section>
+<section aria-labelledby="commitments-title">
+  <h2 id="commitments-title">Commitments (${commitments.length})</h2>
+  ${commitments.length === 0 ? html`<p class="muted">Nothing promised in this thread.</p>` : commitmentsTable(commitments, 'Commitments of this thread')}
 </section>
 <section aria-labelledby="messages-title">
   <h2 id="messages-title">Messages (${messages.length})</h2>
@@ -108,6 +128,15 @@ ${thread.promotionFailedAt ? html`<p class="notice notice-error">Promotion into 
   }
 </section>`;
   return c.html(renderPage({ title: thread.subject || 'Thread', section: null, session, notice: readNotice(c), body }));
+}
+
+/** "Promote now": an operator's checkpoint, run by the worker (the page does not wait for the model). */
+export async function promoteThreadAction(c: ConsoleContext): Promise<Response> {
+  const threadId = readParam(c, 'id');
+  const runtime = c.get('runtime');
+  if (!(await threadOwner(runtime.db, threadId))) throw new AppError('NOT_FOUND', 'no such thread (it may have been erased)');
+  await runtime.pipeline().promotionRequested(threadId);
+  return c.redirect(`/threads/${threadId}?notice=promotion-queued`, 303);
 }
 
 /** The message exactly as received (or, for the agent's replies, as composed), shown as text. */

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Thread" ADD COLUMN     "pinnedItems" JSONB NOT NULL DEFAULT '[]';
