@@ -22,8 +22,8 @@ const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
   'initial-sync': runInitialSync,
   'sync-fill': runSyncFill,
   'hostile-mail': runHostileMail,
-  'promotion-cadence': runPromotionCadence,
   knowledge: runKnowledge,
+  'promotion-cadence': runPromotionCadence,
 };
 
 async function main(): Promise<number> {

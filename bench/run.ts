@@ -19,8 +19,8 @@ const PHASES = [
   'latency',
   'initial-sync',
   'hostile-mail',
-  'promotion-cadence',
   'knowledge',
+  'promotion-cadence',
 ] as const;
 type Phase = (typeof PHASES)[number];
 /**

@@ -23,13 +23,13 @@ import {
 } from '../memory/loop-guard.ts';
 import type { ThreadActivity } from '../memory/promotion-schedule.ts';
 import { reviewReply } from '../memory/reply-guard.ts';
-import { applyPins, applyTurnUpdate, buildCompressionPrompt, type TurnStateUpdate } from '../memory/thread-state.ts';
-import { countTokens } from '../memory/tokens.ts';
-import type { MessageTurn } from '../llm/contracts.ts';
 import { checkGrounding } from '../memory/grounding.ts';
 import { kbQueryTerms, knowledgeQuery, type KnowledgePassage } from '../memory/knowledge.ts';
 import { activeFacts } from '../memory/profile-view.ts';
+import type { MessageTurn } from '../llm/contracts.ts';
 import { searchKbPassages } from '../store/knowledge.ts';
+import { applyPins, applyTurnUpdate, buildCompressionPrompt, type TurnStateUpdate } from '../memory/thread-state.ts';
+import { countTokens } from '../memory/tokens.ts';
 import type { Db } from '../store/database.ts';
 import type { SqlExecutor } from '../store/sql.ts';
 import { beginTurn, commitTurnSql, loadTurnContext, type TurnContextRecords } from '../store/turn-sql.ts';
@@ -58,10 +58,10 @@ export interface TurnSettings {
   foldPlusAddresses: boolean;
   /** Free-mail domains beyond the built-in list (FREE_MAIL_DOMAINS): no per-domain loop counting there. */
   extraFreeMailDomains: readonly string[];
-  /** The policy's tag vocabulary (tag → when it applies), offered to the model. */
-  tagVocabulary: Readonly<Record<string, string>>;
   /** Knowledge passages per turn and their share of the prompt (KB_PASSAGES, KB_TOKEN_CAP); none when absent. */
   knowledge?: { tokenCap: number; passages: number };
+  /** The policy's tag vocabulary (tag → when it applies), offered to the model. */
+  tagVocabulary: Readonly<Record<string, string>>;
 }
 
 export interface TurnDeps {
@@ -263,6 +263,29 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
 }
 
 /**
+ * The knowledge passages for this turn: searched with the subject, the newest email and (unless
+ * the context is withheld) the thread's open items, intent and tags. The knowledge base is the
+ * team's own public text, so a withheld profile does not withhold it.
+ */
+async function findKnowledge(
+  deps: TurnDeps,
+  state: ThreadState,
+  emails: readonly TurnMessage[],
+  withheld: boolean,
+): Promise<KnowledgePassage[]> {
+  const settings = deps.settings.knowledge;
+  if (!settings || settings.passages === 0 || settings.tokenCap === 0) return [];
+  const query = knowledgeQuery({
+    subject: state.subject,
+    latestText: emails.at(-1)?.text ?? '',
+    openItems: withheld ? [] : state.openItems,
+    currentIntent: withheld ? '' : state.currentIntent,
+    tags: withheld ? [] : state.tags,
+  });
+  return searchKbPassages(deps.sql, kbQueryTerms(query), settings.passages);
+}
+
+/**
  * When the model's summary outgrew its cap, one extra call asks it for a shorter rewrite that
  * keeps the pinned and open items; a rewrite still too long (or a failed call) leaves the
  * recency cut in `applyTurnUpdate` as the last resort. The extra call is recorded with the turn's.
@@ -298,29 +321,6 @@ function nextThreadState(deps: TurnDeps, threadId: string, previous: ThreadState
   if (droppedPins.length > 0)
     deps.logger.info('pinned items dropped: the list is full (oldest first)', { threadId, dropped: droppedPins.length });
   return state;
-}
-
-/**
- * The knowledge passages for this turn: searched with the subject, the newest email and (unless
- * the context is withheld) the thread's open items, intent and tags. The knowledge base is the
- * team's own public text, so a withheld profile does not withhold it.
- */
-async function findKnowledge(
-  deps: TurnDeps,
-  state: ThreadState,
-  emails: readonly TurnMessage[],
-  withheld: boolean,
-): Promise<KnowledgePassage[]> {
-  const settings = deps.settings.knowledge;
-  if (!settings || settings.passages === 0 || settings.tokenCap === 0) return [];
-  const query = knowledgeQuery({
-    subject: state.subject,
-    latestText: emails.at(-1)?.text ?? '',
-    openItems: withheld ? [] : state.openItems,
-    currentIntent: withheld ? '' : state.currentIntent,
-    tags: withheld ? [] : state.tags,
-  });
-  return searchKbPassages(deps.sql, kbQueryTerms(query), settings.passages);
 }
 
 /** Where the reply goes: the parent's Reply-To when present, else its From (see composeReply). */

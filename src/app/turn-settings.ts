@@ -23,7 +23,7 @@ export function turnSettings(
     loop: { maxConsecutive: config.trust.loopMaxReplies, windowMs: config.trust.loopWindowMs },
     foldPlusAddresses: config.entity.foldPlusAddresses,
     extraFreeMailDomains: config.entity.extraFreeMailDomains,
-    tagVocabulary,
     knowledge: { tokenCap: config.knowledge.tokenCap, passages: config.knowledge.passages },
+    tagVocabulary,
   };
 }

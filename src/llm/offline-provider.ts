@@ -101,17 +101,15 @@ export class OfflineProvider implements LlmProvider {
     const pinned = [...request.thread.pinnedItems, ...pin];
     const summary = compressSummary(`${request.thread.summary} ${newest}`.trim(), request.summaryTokenCap, pinned);
 
-    const language = detectLanguage(latest?.text ?? request.thread.subject);
-    // The help center is answered from in English replies only (the templates around it are English).
-    const answer = resolved || language !== 'en' ? null : extractiveAnswer(request);
+    const answer = resolved ? null : extractiveAnswer(request);
     const body = offlineReply({
-      language,
+      answer: answer?.lines ?? null,
+      language: detectLanguage(latest?.text ?? request.thread.subject),
       name: firstName(latest?.fromName ?? request.profile?.name ?? null),
       settled: resolved,
       openItems,
       needsHuman,
       supportName: request.supportName,
-      answer: answer?.lines ?? null,
     });
 
     const value: MessageTurn = {

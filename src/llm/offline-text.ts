@@ -450,11 +450,11 @@ export function offlineReply(input: {
   openItems: readonly string[];
   needsHuman: boolean;
   supportName: string;
-  /** Lines quoted from the team's help center that answer the question (English replies only). */
+  /** Lines quoted from a knowledge passage that answers the question (in English around them). */
   answer?: readonly string[] | null;
 }): string {
   const t = TEMPLATES[input.language];
-  const answer = input.answer && input.answer.length > 0 && !input.settled ? input.answer : null;
+  const answer = input.settled ? null : (input.answer ?? null);
   return [
     t.hello(input.name),
     '',

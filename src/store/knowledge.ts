@@ -2,9 +2,8 @@
  * The knowledge base's tables (KbDocument, KbPassage) and its lexical search. Search is
  * PostgreSQL's own full-text search, the same on PGlite and PostgreSQL: each passage is read with
  * its document language's stemming configuration (`simple` when the language has none or is not
- * known), and a question is an OR of its terms (src/memory/knowledge.ts), ranked by `ts_rank`
- * normalised by length. No index: the vectors are computed per query, which is fine to tens of
- * thousands of passages (README "Knowledge base").
+ * known) and with `simple`, into a stored vector with a GIN index; a question is an OR of its
+ * terms (src/memory/knowledge.ts), ranked by `ts_rank` normalised by length.
  */
 import { newId } from '../ids.ts';
 import type { KbFormat, KbPassageDraft, KnowledgePassage } from '../memory/knowledge.ts';
@@ -72,6 +71,7 @@ export async function storeKbDocument(db: Db, input: KbDocumentInput, now: Date)
         tokens: p.tokens,
       })),
     });
+    await tx.$executeRawUnsafe(SET_VECTORS_SQL, id);
   });
   return { kind: existing ? 'updated' : 'created', id };
 }
@@ -131,25 +131,49 @@ export async function removeKbDocuments(db: DbClient, refs: readonly string[]): 
   return count;
 }
 
-// The stemming configuration for a document's language; `simple` (no stemming, no stopwords) otherwise.
-const TS_CONFIG = `CASE d."lang" WHEN 'en' THEN 'english' WHEN 'de' THEN 'german' WHEN 'fr' THEN 'french' WHEN 'es' THEN 'spanish'
-  WHEN 'nl' THEN 'dutch' WHEN 'it' THEN 'italian' WHEN 'pt' THEN 'portuguese' WHEN 'sv' THEN 'swedish' WHEN 'da' THEN 'danish'
-  WHEN 'fi' THEN 'finnish' WHEN 'no' THEN 'norwegian' WHEN 'ru' THEN 'russian' ELSE 'simple' END::regconfig`;
+// The stemming configuration for a language; `simple` (no stemming, no stopwords) otherwise.
+const CONFIGS: Record<string, string> = {
+  en: 'english',
+  de: 'german',
+  fr: 'french',
+  es: 'spanish',
+  nl: 'dutch',
+  it: 'italian',
+  pt: 'portuguese',
+  sv: 'swedish',
+  da: 'danish',
+  fi: 'finnish',
+  no: 'norwegian',
+  ru: 'russian',
+};
+const TS_CONFIG_OF_LANG = `CASE d."lang" ${Object.entries(CONFIGS)
+  .map(([lang, config]) => `WHEN '${lang}' THEN '${config}'`)
+  .join(' ')} ELSE 'simple' END::regconfig`;
 
-// A passage matches when either its language's configuration or `simple` finds a term: stemming
-// catches "exporting" for "export", `simple` catches words the stemmer would drop as stopwords.
+// Each passage's vector holds its words stemmed by its document's language and as they are
+// (`simple`): stemming finds "exporting" for "export", `simple` the words a stemmer drops.
+const SET_VECTORS_SQL = `
+  UPDATE "KbPassage" p SET "searchVector" = to_tsvector(${TS_CONFIG_OF_LANG}, p."searchText") || to_tsvector('simple', p."searchText")
+  FROM "KbDocument" d WHERE d."id" = p."documentId" AND d."id" = $1`;
+
+/** Stemming configurations a query is read with besides `simple`: at most this many languages. */
+const QUERY_CONFIGS = 6;
+
+// The question is read with `simple` and with the configurations of the knowledge base's
+// languages (padded with `simple`), so one statement text serves every knowledge base. The GIN
+// index on the vectors finds the candidates.
 const SEARCH_SQL = `
-  WITH q AS (SELECT $1::text AS terms)
-  SELECT p."id", p."titlePath", p."text", d."title",
-         greatest(
-           ts_rank(to_tsvector(${TS_CONFIG}, p."searchText"), to_tsquery(${TS_CONFIG}, q.terms), 1),
-           ts_rank(to_tsvector('simple', p."searchText"), to_tsquery('simple', q.terms), 1)
-         )::float8 AS "score"
-  FROM "KbPassage" p JOIN "KbDocument" d ON d."id" = p."documentId", q
-  WHERE to_tsvector(${TS_CONFIG}, p."searchText") @@ to_tsquery(${TS_CONFIG}, q.terms)
-     OR to_tsvector('simple', p."searchText") @@ to_tsquery('simple', q.terms)
+  WITH q AS (
+    SELECT to_tsquery('simple', $1) || to_tsquery($2::regconfig, $1) || to_tsquery($3::regconfig, $1) || to_tsquery($4::regconfig, $1)
+      || to_tsquery($5::regconfig, $1) || to_tsquery($6::regconfig, $1) || to_tsquery($7::regconfig, $1) AS query
+  )
+  SELECT p."id", p."titlePath", p."text", d."title", ts_rank(p."searchVector", q.query, 1)::float8 AS "score"
+  FROM q, "KbPassage" p JOIN "KbDocument" d ON d."id" = p."documentId"
+  WHERE p."searchVector" @@ q.query
   ORDER BY "score" DESC, p."id"
-  LIMIT $2`;
+  LIMIT $8`;
+
+const LANGS_SQL = `SELECT DISTINCT "lang" FROM "KbDocument" WHERE "lang" IS NOT NULL`;
 
 /**
  * The passages best matching `terms` (already folded words, see `kbQueryTerms`), best first.
@@ -158,7 +182,12 @@ const SEARCH_SQL = `
 export async function searchKbPassages(sql: SqlExecutor, terms: readonly string[], limit: number): Promise<KnowledgePassage[]> {
   const safe = terms.map((t) => t.replace(/[^\p{L}\p{N}]/gu, '')).filter((t) => t.length > 0);
   if (safe.length === 0 || limit <= 0) return [];
-  const rows = await sql.query(SEARCH_SQL, [safe.join(' | '), limit]);
+  const langs = (await sql.query(LANGS_SQL)).map((r) => String(r['lang']));
+  const configs = [...new Set(langs.map((lang) => CONFIGS[lang]).filter((c): c is string => c !== undefined))]
+    .sort()
+    .slice(0, QUERY_CONFIGS);
+  while (configs.length < QUERY_CONFIGS) configs.push('simple');
+  const rows = await sql.query(SEARCH_SQL, [safe.join(' | '), ...configs, limit]);
   return rows.map((r) => ({
     id: String(r['id']),
     title: String(r['title']),

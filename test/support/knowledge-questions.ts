@@ -102,9 +102,9 @@ export async function offlineDraftGrounding(sql: SqlExecutor, k: number): Promis
       subject: q.question,
       summary: '',
       openItems: [],
+      pinnedItems: [],
       currentIntent: '',
       tags: [],
-      pinnedItems: [],
       status: 'open' as const,
     };
     const answer = await provider.messageTurn({

@@ -25,6 +25,7 @@ CREATE TABLE "KbPassage" (
     "titlePath" TEXT NOT NULL,
     "text" TEXT NOT NULL,
     "searchText" TEXT NOT NULL,
+    "searchVector" tsvector,
     "tokens" INTEGER NOT NULL,
 
     CONSTRAINT "KbPassage_pkey" PRIMARY KEY ("id")
@@ -32,6 +33,9 @@ CREATE TABLE "KbPassage" (
 
 -- CreateIndex
 CREATE UNIQUE INDEX "KbDocument_source_key" ON "KbDocument"("source");
+
+-- CreateIndex
+CREATE INDEX "KbPassage_searchVector_idx" ON "KbPassage" USING GIN ("searchVector");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "KbPassage_documentId_ordinal_key" ON "KbPassage"("documentId", "ordinal");
