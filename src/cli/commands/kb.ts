@@ -10,10 +10,14 @@ import { loadConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { kbQueryTerms } from '../../memory/knowledge.ts';
 import { openDatabase } from '../../store/database.ts';
+import { output, servedRuntime } from '../output.ts';
 import { listKbDocuments, loadKbDocument, removeKbDocuments, searchKbPassages } from '../../store/knowledge.ts';
 
 /** `import` may create the embedded database (a first import); the other commands need one. */
 async function withKnowledge<T>(existing: 'create' | 'require', work: (runtime: Runtime) => Promise<T>): Promise<T> {
+  // Served by the running agent (src/cli/operator-socket.ts): its runtime, which it keeps open.
+  const served = servedRuntime();
+  if (served) return work(served);
   const config = loadConfig();
   const database = await openDatabase({ ...config, existing });
   const runtime = await openRuntime(config, createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config), {
@@ -26,8 +30,7 @@ async function withKnowledge<T>(existing: 'create' | 'require', work: (runtime: 
   }
 }
 
-const print = (value: unknown): void =>
-  void process.stdout.write(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
+const print = (value: unknown): void => void output().out(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
 
 export function runKbImport(paths: string[], options: { prune?: boolean; lang?: string; tag?: string[]; json?: boolean }): Promise<void> {
   return withKnowledge('create', async ({ db, now, config }) => {
