@@ -65,7 +65,7 @@ export function buildProgram(): Command {
 
   program
     .command('poll')
-    .description('run only the IMAP poller (needs IMAP_HOST, IMAP_USER, IMAP_PASSWORD)')
+    .description('run only the IMAP poller (needs IMAP_HOST, IMAP_USER, and IMAP_PASSWORD or MAIL_AUTH=oauth2)')
     .action(() => runServe({ poll: true, work: false, console: false }));
 
   program

@@ -92,7 +92,7 @@ export async function healthPage(c: ConsoleContext): Promise<Response> {
 </section>
 <section aria-labelledby="poller-title">
   <h2 id="poller-title">Mailbox poller</h2>
-  ${runtime.imapConfigured ? '' : html`<p class="notice notice-warning">IMAP is not configured for this process (IMAP_HOST, IMAP_USER, IMAP_PASSWORD).</p>`}
+  ${runtime.imapConfigured ? '' : html`<p class="notice notice-warning">IMAP is not configured for this process (IMAP_HOST, IMAP_USER, and IMAP_PASSWORD or MAIL_AUTH=oauth2).</p>`}
   ${mailboxes.map(
     (m) => html`<article class="card" aria-labelledby="mailbox-${m.id}">
     <h3 id="mailbox-${m.id}">${m.address}</h3>
