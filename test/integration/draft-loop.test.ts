@@ -150,6 +150,19 @@ describe('the draft loop', () => {
     expect(commitments.map((c) => ({ text: c.text, source: c.sourceMessageId }))).toEqual([
       { text: 'We will refund the shipping costs by Friday', source: staffId },
     ]);
+
+    // The customer answers the team's mail: the next turn's prompt carries the team's reply among the recent exchanges.
+    const followUp = await customerWrites('2b', {
+      from: 'Carla 2 <carla2@customer.example>',
+      subject: `Re: ${draft.subject}`,
+      inReplyTo: staffId,
+      references: `${asked} ${staffId}`,
+      body: 'Thanks, Friday works for me.',
+    });
+    const next = await appendedDraft(followUp);
+    expect(next.threadId).toBe(draft.threadId);
+    const turn = await h.runtime.db.turn.findUniqueOrThrow({ where: { id: next.turnId } });
+    expect(turn.prompt).toContain('We will refund the shipping costs by Friday.');
   });
 
   it('stores mail from a staff address in the inbox as the team’s reply, never answered', async () => {

@@ -5,46 +5,23 @@
 import { describeErasure, eraseCustomer } from '../../app/erase-customer.ts';
 import { importFacts } from '../../app/import-facts.ts';
 import { linkAddress } from '../../app/link-address.ts';
-import { createAppLogger } from '../../app/logging.ts';
 import { checkTrustedFactInput, requireEntity, setTrustedFact } from '../../app/profile-admin.ts';
 import { promoteThread } from '../../app/promote-thread.ts';
-import { openRuntime, type Runtime } from '../../app/runtime.ts';
-import { loadConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { normaliseAddress } from '../../mail/addresses.ts';
 import { renderProfileView } from '../../memory/profile-view.ts';
 import { loadCustomer } from '../../store/customers.ts';
 import { listDecisions } from '../../store/decision-trail.ts';
 import { listCommitments } from '../../store/commitments.ts';
-import { openDatabase } from '../../store/database.ts';
 import { activeFacts, factsAsOf } from '../../store/facts.ts';
 import { loadProfile } from '../../store/profiles.ts';
 import { threadsWithTag } from '../../store/thread-tags.ts';
 import { loadThreadDetail, threadMessages, threadTurns } from '../../store/thread-view.ts';
-import { output, servedRuntime } from '../output.ts';
+import { withOperatorRuntime } from '../operator-runtime.ts';
+import { output } from '../output.ts';
 import { loadQualityStats } from '../../store/quality-stats.ts';
 import { parseDuration } from '../../duration.ts';
 import { formatQualityStats } from './stats-table.ts';
-
-/**
- * Runs an operator command on the configured database. The embedded database must already exist:
- * a command pointed at the wrong DATA_DIR says so instead of creating an empty one.
- */
-async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
-  // Served by the running agent (src/cli/operator-socket.ts): its runtime, which it keeps open.
-  const served = servedRuntime();
-  if (served) return work(served);
-  const config = loadConfig();
-  const database = await openDatabase({ ...config, existing: 'require' });
-  const runtime = await openRuntime(config, createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config), {
-    database,
-  });
-  try {
-    return await work(runtime);
-  } finally {
-    await runtime.close();
-  }
-}
 
 const print = (value: unknown) => output().out(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
 
@@ -64,7 +41,7 @@ const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 export function runProfile(ref: string, options: { asOf?: string } = {}): Promise<void> {
   const asOf = parseAsOf(options.asOf);
-  return withRuntime(async ({ db }) => {
+  return withOperatorRuntime(async ({ db }) => {
     const entity = await requireEntity(db, ref);
     const [profile, customer, facts] = await Promise.all([
       loadProfile(db, entity.id, asOf),
@@ -99,14 +76,14 @@ export function runProfile(ref: string, options: { asOf?: string } = {}): Promis
 export function runStats(options: { since?: string; json?: boolean } = {}): Promise<void> {
   const ms = parseDuration(options.since ?? '30d');
   if (ms === null) throw new AppError('USAGE', `--since: "${(options.since ?? '').slice(0, 40)}" is not a duration like 7d or 72h`);
-  return withRuntime(async ({ db, now }) => {
+  return withOperatorRuntime(async ({ db, now }) => {
     const stats = await loadQualityStats(db, new Date(now().getTime() - ms));
     print(options.json ? { ...stats, since: stats.since.toISOString() } : formatQualityStats(stats));
   });
 }
 
 export function runCommitments(options: { overdue?: boolean; all?: boolean; json?: boolean; customer?: string } = {}): Promise<void> {
-  return withRuntime(async ({ db, now }) => {
+  return withOperatorRuntime(async ({ db, now }) => {
     const entity = options.customer ? await requireEntity(db, options.customer) : null;
     const at = now();
     const commitments = await listCommitments(db, at, {
@@ -152,7 +129,7 @@ export function runCommitments(options: { overdue?: boolean; all?: boolean; json
 
 /** `threads --tag billing [--status open]`: the threads carrying a tag, newest activity first. */
 export function runThreads(options: { tag: string; status?: string; json?: boolean }): Promise<void> {
-  return withRuntime(async ({ db }) => {
+  return withOperatorRuntime(async ({ db }) => {
     const threads = await threadsWithTag(db, { tag: options.tag, ...(options.status ? { status: options.status } : {}) });
     if (options.json) {
       print(
@@ -181,7 +158,7 @@ export function runThreads(options: { tag: string; status?: string; json?: boole
 }
 
 export function runThread(threadId: string): Promise<void> {
-  return withRuntime(async ({ db }) => {
+  return withOperatorRuntime(async ({ db }) => {
     const [thread, messages, turns] = await Promise.all([
       loadThreadDetail(db, threadId),
       threadMessages(db, threadId),
@@ -225,7 +202,7 @@ export function runThread(threadId: string): Promise<void> {
 
 export function runWhy(ref: string, key: string | undefined, options: { asOf?: string } = {}): Promise<void> {
   const asOf = parseAsOf(options.asOf);
-  return withRuntime(async ({ db }) => {
+  return withOperatorRuntime(async ({ db }) => {
     const entity = await requireEntity(db, ref);
     const decisions = await listDecisions(db, entity.id, { key, order: 'oldest-first', asOf });
     const by = asOf ? ` by ${asOf.toISOString()}` : '';
@@ -256,7 +233,7 @@ export function runWhy(ref: string, key: string | undefined, options: { asOf?: s
 export async function runFactsSet(ref: string, key: string, value: string, options: { category?: string }): Promise<void> {
   // Refused before the database is opened: a typo costs nothing.
   checkTrustedFactInput({ key, value, ...(options.category ? { category: options.category } : {}) });
-  return withRuntime(async ({ db, policy }) => {
+  return withOperatorRuntime(async ({ db, policy }) => {
     const entity = await requireEntity(db, ref);
     const factId = await setTrustedFact(db, policy, entity.id, {
       key,
@@ -270,7 +247,7 @@ export async function runFactsSet(ref: string, key: string, value: string, optio
 }
 
 export function runImport(file: string): Promise<void> {
-  return withRuntime(async ({ db, policy, config }) => {
+  return withOperatorRuntime(async ({ db, policy, config }) => {
     const result = await importFacts(
       db,
       policy,
@@ -282,7 +259,7 @@ export function runImport(file: string): Promise<void> {
 }
 
 export function runLink(address: string, target: string): Promise<void> {
-  return withRuntime(async ({ db, policy }) => {
+  return withOperatorRuntime(async ({ db, policy }) => {
     const normalised = normaliseAddress(address);
     if (!normalised) throw new AppError('USAGE', `"${address}" is not an email address`);
     const entity = await requireEntity(db, target);
@@ -294,7 +271,7 @@ export function runLink(address: string, target: string): Promise<void> {
 }
 
 export function runPromote(threadId: string): Promise<void> {
-  return withRuntime(async (runtime) => {
+  return withOperatorRuntime(async (runtime) => {
     const outcome = await promoteThread(runtime.promotionDeps(), threadId, 'operator');
     print(
       outcome.kind === 'promoted'
@@ -310,7 +287,7 @@ export function runPromote(threadId: string): Promise<void> {
  */
 export function runErase(ref: string, options: { yes?: boolean; json?: boolean }): Promise<void> {
   if (!options.yes) throw new AppError('USAGE', 'erase deletes everything about a customer; repeat with --yes to confirm');
-  return withRuntime(async (runtime) => {
+  return withOperatorRuntime(async (runtime) => {
     const entity = await requireEntity(runtime.db, ref);
     const report = await eraseCustomer(runtime.db, runtime.queues(), entity.id);
     print(options.json ? report : describeErasure(report).join('\n'));

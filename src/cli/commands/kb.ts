@@ -4,36 +4,16 @@
  */
 import { importKnowledge } from '../../app/import-knowledge.ts';
 import { DEFAULT_PDF_LIMITS } from '../../knowledge/pdf-text.ts';
-import { createAppLogger } from '../../app/logging.ts';
-import { openRuntime, type Runtime } from '../../app/runtime.ts';
-import { loadConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { kbQueryTerms } from '../../memory/knowledge.ts';
-import { openDatabase } from '../../store/database.ts';
-import { output, servedRuntime } from '../output.ts';
+import { withOperatorRuntime } from '../operator-runtime.ts';
+import { output } from '../output.ts';
 import { listKbDocuments, loadKbDocument, removeKbDocuments, searchKbPassages } from '../../store/knowledge.ts';
-
-/** `import` may create the embedded database (a first import); the other commands need one. */
-async function withKnowledge<T>(existing: 'create' | 'require', work: (runtime: Runtime) => Promise<T>): Promise<T> {
-  // Served by the running agent (src/cli/operator-socket.ts): its runtime, which it keeps open.
-  const served = servedRuntime();
-  if (served) return work(served);
-  const config = loadConfig();
-  const database = await openDatabase({ ...config, existing });
-  const runtime = await openRuntime(config, createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config), {
-    database,
-  });
-  try {
-    return await work(runtime);
-  } finally {
-    await runtime.close();
-  }
-}
 
 const print = (value: unknown): void => void output().out(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
 
 export function runKbImport(paths: string[], options: { prune?: boolean; lang?: string; tag?: string[]; json?: boolean }): Promise<void> {
-  return withKnowledge('create', async ({ db, now, config }) => {
+  return withOperatorRuntime(async ({ db, now, config }) => {
     const report = await importKnowledge(
       db,
       paths,
@@ -51,11 +31,11 @@ export function runKbImport(paths: string[], options: { prune?: boolean; lang?: 
       `${report.created.length} new, ${report.updated.length} updated, ${report.unchanged.length} unchanged, ${report.removed} removed, ${report.skipped.length} skipped; ${report.passages} passages in the imported documents`,
     );
     for (const s of report.skipped) print(`skipped ${s.source}: ${s.reason}`);
-  });
+  }, 'create');
 }
 
 export function runKbList(options: { json?: boolean }): Promise<void> {
-  return withKnowledge('require', async ({ db }) => {
+  return withOperatorRuntime(async ({ db }) => {
     const docs = await listKbDocuments(db);
     if (options.json) return print(docs.map((d) => ({ ...d, updatedAt: d.updatedAt.toISOString() })));
     if (docs.length === 0) return print('The knowledge base is empty (support-agent kb import <folder>).');
@@ -67,7 +47,7 @@ export function runKbList(options: { json?: boolean }): Promise<void> {
 }
 
 export function runKbShow(ref: string): Promise<void> {
-  return withKnowledge('require', async ({ db }) => {
+  return withOperatorRuntime(async ({ db }) => {
     const doc = await loadKbDocument(db, ref);
     if (!doc) throw new AppError('NOT_FOUND', `no knowledge document ${ref}`);
     print({ ...doc, updatedAt: doc.updatedAt.toISOString() });
@@ -77,7 +57,7 @@ export function runKbShow(ref: string): Promise<void> {
 export function runKbSearch(query: string, options: { json?: boolean; limit?: string }): Promise<void> {
   const limit = Number(options.limit ?? 5);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new AppError('USAGE', '--limit must be a whole number from 1 to 100');
-  return withKnowledge('require', async ({ database }) => {
+  return withOperatorRuntime(async ({ database }) => {
     const results = await searchKbPassages(database.sql, kbQueryTerms(query), limit);
     if (options.json) return print(results);
     if (results.length === 0) return print('No passage matches.');
@@ -86,7 +66,7 @@ export function runKbSearch(query: string, options: { json?: boolean; limit?: st
 }
 
 export function runKbRemove(refs: string[]): Promise<void> {
-  return withKnowledge('require', async ({ db }) => {
+  return withOperatorRuntime(async ({ db }) => {
     const removed = await removeKbDocuments(db, refs);
     if (removed === 0) throw new AppError('NOT_FOUND', `no knowledge document ${refs.join(', ')}`);
     print(`${removed} document(s) removed.`);
