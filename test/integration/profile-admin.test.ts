@@ -339,7 +339,15 @@ describe('erasure', () => {
     );
     const leftovers: string[] = [];
     for (const { tablename } of tables) {
-      const rows = await h.runtime.db.$queryRawUnsafe<unknown[]>(`SELECT * FROM "${tablename}"`);
+      // Every column as stored; search vectors (the knowledge base's) read as their text form.
+      const columns = await h.runtime.db.$queryRawUnsafe<Array<{ column_name: string; udt_name: string }>>(
+        "SELECT column_name, udt_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1",
+        tablename,
+      );
+      const list = columns.map((c) =>
+        c.udt_name === 'tsvector' ? `"${c.column_name}"::text AS "${c.column_name}"` : `"${c.column_name}"`,
+      );
+      const rows = await h.runtime.db.$queryRawUnsafe<unknown[]>(`SELECT ${list.join(', ')} FROM "${tablename}"`);
       const text = JSON.stringify(rows, (_k, v: unknown) =>
         typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v,
       );
