@@ -31,6 +31,8 @@ export interface ReplaySections {
       expiresAt: string | null;
       /** active | superseded | expired | deleted */
       status: string;
+      /** The tags of the thread it was learnt in (none for operator and imported facts). */
+      tags: string[];
     }>;
     /** Every candidate and change the policy decided, oldest first. */
     decisions: Array<{
@@ -95,6 +97,7 @@ export async function loadReplaySections(db: DbClient, mailboxId: string): Promi
       commitments: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
     },
   });
+  const tagsOfThread = new Map(threads.map((t) => [t.id, threadStateOf(t).tags]));
   const runs = await db.promotionRun.findMany({
     where: { threadId: { in: threads.map((t) => t.id) } },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -137,6 +140,7 @@ export async function loadReplaySections(db: DbClient, mailboxId: string): Promi
         validUntil: iso(f.validUntil),
         expiresAt: iso(f.expiresAt),
         status: f.status,
+        tags: (f.sourceThreadId ? tagsOfThread.get(f.sourceThreadId) : undefined) ?? [],
       })),
       decisions: e.decisions.map((d) => ({
         at: d.createdAt.toISOString(),

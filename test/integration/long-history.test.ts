@@ -267,6 +267,10 @@ describe('long history through the real openai client and the scripted model', (
     const passes = inspected.report.threads.flatMap((t) => t.promotions).length;
     expect(calls).toBe(passes);
     expect(calls / scenario.messages).toBeLessThan(0.75);
+    // Facts learnt by email carry the tags of the thread they were learnt in.
+    const learnt = profileOf(inspected.report).facts.filter((f) => f.origin === 'email');
+    expect(learnt.length).toBeGreaterThan(0);
+    expect(learnt.every((f) => f.tags.includes('billing'))).toBe(true);
   });
 
   it('gives the promise an absolute due date, closes it on the customer’s word, and never shows it open afterwards', async () => {
