@@ -319,6 +319,24 @@ async function storeTooLarge(
   }
 }
 
+/** What every stored message takes from its parsed headers and body, whoever wrote it. */
+function headerFields(email: ParsedEmail, text: string) {
+  return {
+    syntheticId: email.messageId === null,
+    fromAddress: email.from?.address ?? null,
+    fromName: email.from?.name ?? null,
+    toAddresses: email.to.flatMap((a) => (a.address ? [a.address] : [])),
+    ccAddresses: email.cc.flatMap((a) => (a.address ? [a.address] : [])),
+    subject: sanitiseHeaderValue(email.subject),
+    inReplyTo: email.inReplyTo[0] ?? null,
+    references: email.references,
+    sentAt: email.date,
+    bodyText: email.bodyText,
+    extractedText: text,
+    attachments: email.attachments,
+  } satisfies Partial<NewInboundMessage>;
+}
+
 function emptyMessage(deps: IngestDeps, messageId: string, source: IngestSource, receivedAt: Date, raw: Buffer): NewInboundMessage {
   return {
     id: newId('m'),
@@ -393,19 +411,8 @@ async function storeParsed(
 
   const message: NewInboundMessage = {
     ...emptyMessage(deps, messageId, source, receivedAt, raw),
-    syntheticId: email.messageId === null,
-    fromAddress: email.from?.address ?? null,
-    fromName: email.from?.name ?? null,
+    ...headerFields(email, text),
     replyTo: email.replyTo.find((r) => r.address)?.address ?? null,
-    toAddresses: email.to.flatMap((a) => (a.address ? [a.address] : [])),
-    ccAddresses: email.cc.flatMap((a) => (a.address ? [a.address] : [])),
-    subject: sanitiseHeaderValue(email.subject),
-    inReplyTo: email.inReplyTo[0] ?? null,
-    references: email.references,
-    sentAt: email.date,
-    bodyText: email.bodyText,
-    extractedText: text,
-    attachments: email.attachments,
     classification: classification.skipReason ?? 'normal',
     skipReason: classification.skipReason,
     authDmarc: verdict.dmarc,
@@ -560,19 +567,8 @@ async function storeTeamReply(
     ...emptyMessage(deps, messageId, source, receivedAt, raw),
     direction: 'outbound',
     author: 'staff',
-    syntheticId: email.messageId === null,
+    ...headerFields(email, text),
     threadId,
-    fromAddress: email.from?.address ?? null,
-    fromName: email.from?.name ?? null,
-    toAddresses: email.to.flatMap((a) => (a.address ? [a.address] : [])),
-    ccAddresses: email.cc.flatMap((a) => (a.address ? [a.address] : [])),
-    subject: sanitiseHeaderValue(email.subject),
-    inReplyTo: email.inReplyTo[0] ?? null,
-    references: email.references,
-    sentAt: email.date,
-    bodyText: email.bodyText,
-    extractedText: text,
-    attachments: email.attachments,
     status: 'sent',
   };
   try {

@@ -51,8 +51,15 @@ function appendedDraft(inReplyTo: string) {
   ).then((d) => d!);
 }
 
-async function copiesInDrafts(messageId: string): Promise<string[]> {
-  const drafts = await dovecot.list(SUPPORT, 'Drafts');
+async function copiesInDrafts(messageId: string, attempt = 1): Promise<string[]> {
+  let drafts: Awaited<ReturnType<DovecotServer['list']>>;
+  try {
+    drafts = await dovecot.list(SUPPORT, 'Drafts');
+  } catch (error) {
+    // The agent may expunge a copy between the listing's SEARCH and its FETCH: look again.
+    if (attempt < 5 && error instanceof Error && /returned no source/.test(error.message)) return copiesInDrafts(messageId, attempt + 1);
+    throw error;
+  }
   // Unfolded: a long Message-ID is written on a continuation line.
   return drafts.map((d) => d.raw.toString('utf8').replace(/\r\n[ \t]+/g, ' ')).filter((raw) => raw.includes(`Message-ID: ${messageId}`));
 }
