@@ -27,7 +27,19 @@ async function loadEngineModule(): Promise<EngineModule> {
   const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
   const glue = (await import(pathToFileURL(gluePath).href)) as EngineModule;
   const wasmBytes = await readFile(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm'));
-  const { instance } = await webAssembly.instantiate(wasmBytes, { './schema_engine_bg.js': glue });
+  // The engine's own timers (its connection pool's idle timeout, about 10 s) must not keep the
+  // process alive: an agent stopped right after migrating would wait for them.
+  const imports: Record<string, unknown> = { ...glue };
+  for (const [name, fn] of Object.entries(glue)) {
+    if (name.startsWith('__wbg_setTimeout_') && typeof fn === 'function') {
+      imports[name] = (...args: unknown[]) => {
+        const timer: unknown = (fn as (...a: unknown[]) => unknown)(...args);
+        if (timer && typeof (timer as { unref?: unknown }).unref === 'function') (timer as { unref(): void }).unref();
+        return timer;
+      };
+    }
+  }
+  const { instance } = await webAssembly.instantiate(wasmBytes, { './schema_engine_bg.js': imports });
   glue.__wbg_set_wasm(instance.exports);
   const start = instance.exports['__wbindgen_start'];
   if (typeof start === 'function') start();
