@@ -378,5 +378,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return parsed.data;
 }
 
+/**
+ * Only the OAuth2 app registration (OAUTH2_CLIENT_ID, OAUTH2_CLIENT_SECRET), for `support-agent auth`:
+ * it runs before a refresh token exists, when the whole configuration may not validate yet.
+ */
+export function loadOAuth2Client(env: NodeJS.ProcessEnv = process.env): { clientId?: string; clientSecret?: string } {
+  const schema = envSchema.pick({ OAUTH2_CLIENT_ID: true, OAUTH2_CLIENT_SECRET: true });
+  const parsed = schema.safeParse({
+    OAUTH2_CLIENT_ID: env['OAUTH2_CLIENT_ID'] || undefined,
+    OAUTH2_CLIENT_SECRET: env['OAUTH2_CLIENT_SECRET'] || undefined,
+  });
+  if (!parsed.success) throw new AppError('CONFIG_INVALID', `Invalid configuration: ${String(parsed.error.issues[0]?.path[0])}`);
+  return {
+    ...(parsed.data.OAUTH2_CLIENT_ID ? { clientId: parsed.data.OAUTH2_CLIENT_ID } : {}),
+    ...(parsed.data.OAUTH2_CLIENT_SECRET ? { clientSecret: parsed.data.OAUTH2_CLIENT_SECRET } : {}),
+  };
+}
+
 /** Names of every variable the product reads, for `.env.example` checks and docs. */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);

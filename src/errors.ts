@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   SMTP_OUTCOME_UNKNOWN: { retryable: false, exitCode: 1 },
   POLICY_INVALID: { retryable: false, exitCode: 2 },
   CONFLICT: { retryable: true, exitCode: 1 },
+  /** `support-agent auth`: the provider refused, the operator declined, or the sign-in timed out. */
+  AUTH_FAILED: { retryable: false, exitCode: 1 },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

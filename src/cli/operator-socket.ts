@@ -32,7 +32,7 @@ const requestSchema = z.object({ argv: z.array(z.string().max(10_000)).min(1).ma
 const responseSchema = z.object({ code: z.number().int(), stdout: z.string(), stderr: z.string() });
 
 /** Commands that never go to the agent: they are the agent, or need no database of its. */
-const NOT_SERVED = new Set(['start', 'poll', 'work', 'console', 'migrate', 'replay']);
+const NOT_SERVED = new Set(['start', 'poll', 'work', 'console', 'migrate', 'replay', 'auth']);
 
 export const operatorSocketPath = (dataDir: string) => path.join(path.resolve(dataDir), SOCKET_NAME);
 

@@ -3,7 +3,7 @@
  * module; the work lives in src/.
  */
 import { output } from './output.ts';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { IMPORT_FORMATS } from '../app/import-facts.ts';
 import { FACT_KEY_RULE } from '../memory/fact-input.ts';
 import { FACT_CATEGORIES } from '../memory/types.ts';
@@ -24,6 +24,8 @@ import {
   runWhy,
 } from './commands/admin.ts';
 import { runServe } from './commands/serve.ts';
+import { AUTH_FLOWS, AUTH_PROVIDERS, runAuth } from './commands/auth.ts';
+import { parseDuration } from '../duration.ts';
 import { runKbImport, runKbList, runKbRemove, runKbSearch, runKbShow } from './commands/kb.ts';
 
 function parseTag(value: string): string {
@@ -35,6 +37,27 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError('must be a port number (1-65535)');
   return port;
+}
+
+/** An http(s) URL; plain http only to this machine (a token endpoint elsewhere would see the secret in clear). */
+function parseEndpoint(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be an https:// URL');
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+    throw new InvalidArgumentError('must be an https:// URL (http:// only to 127.0.0.1, localhost or [::1])');
+  if (url.username || url.password) throw new InvalidArgumentError('must not carry credentials');
+  return url.href;
+}
+
+function parseTimeout(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === null || ms < 1000 || ms > 86_400_000) throw new InvalidArgumentError('must be a duration between 1s and 24h, like 90s or 15m');
+  return ms;
 }
 
 export function buildProgram(): Command {
@@ -186,6 +209,35 @@ export function buildProgram(): Command {
     .option('--yes', 'confirm the erasure')
     .option('--json', 'print what changed as JSON (counts only)')
     .action(runErase);
+
+  program
+    .command('auth')
+    .description('obtain an OAuth2 refresh token for the mailbox (MAIL_AUTH=oauth2) and print the settings to use')
+    .addArgument(new Argument('<provider>', 'google (browser redirect), microsoft (device code) or custom').choices(AUTH_PROVIDERS))
+    .option('--client-id <id>', "your app registration's client id (default: OAUTH2_CLIENT_ID)")
+    .option(
+      '--client-secret <secret>',
+      'its secret, if it has one; Google needs it (default: OAUTH2_CLIENT_SECRET, which keeps it out of ps)',
+    )
+    .option('--tenant <tenant>', 'microsoft: a tenant id or domain, organizations or consumers (default: common)')
+    .addOption(new Option('--flow <flow>', 'device code, or a browser redirect to this machine (default: by provider)').choices(AUTH_FLOWS))
+    .option('--scope <scopes>', 'space-separated scopes (default: IMAP and SMTP for google and microsoft)')
+    .option('--auth-url <url>', 'authorization endpoint (redirect flow)', parseEndpoint)
+    .option('--token-url <url>', 'token endpoint', parseEndpoint)
+    .option('--device-url <url>', 'device authorization endpoint (device flow)', parseEndpoint)
+    .addOption(
+      new Option('--timeout <duration>', 'give up waiting for the sign-in after this long')
+        .argParser(parseTimeout)
+        .default(15 * 60_000, '15m'),
+    )
+    .option('--out <file>', 'write the settings to this new file (mode 0600) instead of stdout')
+    .addHelpText(
+      'after',
+      '\nThe settings (with the refresh token) go to stdout once, or to --out; instructions go to stderr.\n' +
+        'Examples:\n  support-agent auth microsoft --client-id <application id>\n' +
+        '  OAUTH2_CLIENT_ID=... OAUTH2_CLIENT_SECRET=... support-agent auth google --out oauth2.env',
+    )
+    .action(runAuth);
 
   const kb = program.command('kb').description('the knowledge base drafts answer from: help-center articles, policies, manuals');
   kb.command('import')
