@@ -26,6 +26,7 @@ const COMMANDS = [
   'import',
   'link',
   'erase',
+  'auth',
 ];
 
 interface Run {
