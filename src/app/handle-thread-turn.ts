@@ -25,7 +25,7 @@ import type { ThreadActivity } from '../memory/promotion-schedule.ts';
 import { reviewReply } from '../memory/reply-guard.ts';
 import { checkGrounding } from '../memory/grounding.ts';
 import { kbQueryTerms, knowledgeQuery, type KnowledgePassage } from '../memory/knowledge.ts';
-import { traceProfileFacts, type FactInclusion } from '../memory/profile-trace.ts';
+import { traceProfileFacts, type ContextTrace } from '../memory/profile-trace.ts';
 import { activeFacts } from '../memory/profile-view.ts';
 import type { MessageTurn } from '../llm/contracts.ts';
 import { searchKbPassages } from '../store/knowledge.ts';
@@ -227,9 +227,12 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     turnStatus: needsHuman ? 'needs_human' : 'drafted',
     prompt: `${prompt.system}\n\n${prompt.user}`,
     promptTokens: prompt.promptTokens,
-    contextTrace: withheld
-      ? traceProfileFacts({ facts: context.profile.facts, currentTags: thread.state.tags, now, kept: 0, withheldReason: withheld })
-      : prompt.factTrace,
+    contextTrace: {
+      tags: thread.state.tags,
+      facts: withheld
+        ? traceProfileFacts({ facts: context.profile.facts, currentTags: thread.state.tags, now, kept: 0, withheldReason: withheld })
+        : prompt.factTrace,
+    },
     completionTokens: answer.calls.reduce((sum, c) => sum + c.completionTokens, 0),
     error: answer.ok ? null : answer.error,
     loopStates: loopStates.map((s) => observeReply(s, body, now)),
@@ -387,7 +390,7 @@ interface DraftToStore {
   prompt: string | null;
   promptTokens: number;
   /** Why each profile fact was or was not in the prompt; null when there was no prompt. */
-  contextTrace: FactInclusion[] | null;
+  contextTrace: ContextTrace | null;
   completionTokens: number;
   error: string | null;
   loopStates: readonly LoopState[];

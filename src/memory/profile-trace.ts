@@ -19,6 +19,12 @@ export interface FactInclusion {
   reason: string;
 }
 
+/** What a turn records about its prompt's profile: the thread tags it ordered by, and each fact's fate. */
+export interface ContextTrace {
+  tags: string[];
+  facts: FactInclusion[];
+}
+
 /** The tags of `tags` the current thread also has, in their own order. */
 export function sharedTags(tags: readonly string[] | undefined, current: ReadonlySet<string>): string[] {
   return [...new Set(tags ?? [])].filter((t) => current.has(t));

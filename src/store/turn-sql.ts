@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { LlmCallRecord } from '../llm/provider.ts';
 import type { LoopState } from '../memory/loop-guard.ts';
-import type { FactInclusion } from '../memory/profile-trace.ts';
+import type { ContextTrace } from '../memory/profile-trace.ts';
 import type { BufferMessage, FactCategory, ProfileState, ThreadState } from '../memory/types.ts';
 import { utcTimestamp, type SqlExecutor } from './sql.ts';
 import type { DraftFlag, ThreadRecord, TurnMessage } from './turns.ts';
@@ -391,7 +391,7 @@ export interface TurnCommitSql {
     completionTokens: number;
     error: string | null;
     /** Why each profile fact was or was not in the prompt (null when the turn had no prompt). */
-    contextTrace: readonly FactInclusion[] | null;
+    contextTrace: ContextTrace | null;
   };
   loopStates: readonly LoopState[];
   /** The model calls the turn made, with their ids. */
