@@ -31,7 +31,10 @@ const policy = withLifetimes({
 });
 
 const messages = new Map<string, SourceMessage>([
-  ['<m1@x>', { text: 'Our export is failing since this morning. Order #A-99812 never arrived. My name is Pat Lee.', date: said, unverified: false }],
+  [
+    '<m1@x>',
+    { text: 'Our export is failing since this morning. Order #A-99812 never arrived. My name is Pat Lee.', date: said, unverified: false },
+  ],
   ['<m2@x>', { text: 'Please only call me in the evenings.', date: said, unverified: false }],
 ]);
 
@@ -55,7 +58,11 @@ const contact: Candidate = {
   sourceMessageId: '<m2@x>',
 };
 
-function decide(candidate: Candidate, threadTags: string[], options: { now?: Date; threadEnded?: boolean; usePolicy?: typeof policy } = {}) {
+function decide(
+  candidate: Candidate,
+  threadTags: string[],
+  options: { now?: Date; threadEnded?: boolean; usePolicy?: typeof policy } = {},
+) {
   const [decision] = decidePromotions({
     policy: options.usePolicy ?? policy,
     candidates: [candidate],
