@@ -25,6 +25,7 @@ import type { ThreadActivity } from '../memory/promotion-schedule.ts';
 import { reviewReply } from '../memory/reply-guard.ts';
 import { checkGrounding } from '../memory/grounding.ts';
 import { kbQueryTerms, knowledgeQuery, type KnowledgePassage } from '../memory/knowledge.ts';
+import { traceProfileFacts, type ContextTrace } from '../memory/profile-trace.ts';
 import { activeFacts } from '../memory/profile-view.ts';
 import type { MessageTurn } from '../llm/contracts.ts';
 import { searchKbPassages } from '../store/knowledge.ts';
@@ -226,6 +227,12 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     turnStatus: needsHuman ? 'needs_human' : 'drafted',
     prompt: `${prompt.system}\n\n${prompt.user}`,
     promptTokens: prompt.promptTokens,
+    contextTrace: {
+      tags: thread.state.tags,
+      facts: withheld
+        ? traceProfileFacts({ facts: context.profile.facts, currentTags: thread.state.tags, now, kept: 0, withheldReason: withheld })
+        : prompt.factTrace,
+    },
     completionTokens: answer.calls.reduce((sum, c) => sum + c.completionTokens, 0),
     error: answer.ok ? null : answer.error,
     loopStates: loopStates.map((s) => observeReply(s, body, now)),
@@ -382,6 +389,8 @@ interface DraftToStore {
   turnStatus: 'drafted' | 'needs_human' | 'failed';
   prompt: string | null;
   promptTokens: number;
+  /** Why each profile fact was or was not in the prompt; null when there was no prompt. */
+  contextTrace: ContextTrace | null;
   completionTokens: number;
   error: string | null;
   loopStates: readonly LoopState[];
@@ -420,6 +429,7 @@ async function storeDraft(deps: TurnDeps, d: DraftToStore): Promise<{ draftId: s
       promptTokens: d.promptTokens,
       completionTokens: d.completionTokens,
       error: d.error,
+      contextTrace: d.contextTrace,
     },
     loopStates: d.loopStates,
     calls: d.calls.map((call) => ({ ...call, id: newId('llm') })),
@@ -450,6 +460,7 @@ export async function handTurnToHuman(deps: TurnDeps, threadId: string, reason: 
     turnStatus: 'failed',
     prompt: null,
     promptTokens: 0,
+    contextTrace: null,
     completionTokens: 0,
     error: reason.slice(0, 1000),
     loopStates: [],

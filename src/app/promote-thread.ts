@@ -14,7 +14,13 @@ import type { Logger } from '../logger.ts';
 import { checkCommitmentClose, commitmentStatusAt, resolveDue, type OpenCommitment } from '../memory/commitments.ts';
 import { trustedAsFactSource } from '../memory/disclosure.ts';
 import { buildPromotionPrompt, planPasses } from '../memory/promotion-prompt.ts';
-import { decidePromotions, type PromotionPolicy, type SourceMessage } from '../memory/promotion-policy.ts';
+import {
+  commitmentEndingTag,
+  decidePromotions,
+  endsWithThread,
+  type PromotionPolicy,
+  type SourceMessage,
+} from '../memory/promotion-policy.ts';
 import {
   closesThread,
   promotionDueAt,
@@ -32,6 +38,7 @@ import {
   type CommitmentClose,
   type NewCommitment,
   type PromotionState,
+  type ThreadEnding,
 } from '../store/promotions.ts';
 import { recordLlmCalls } from '../store/turns.ts';
 
@@ -86,7 +93,7 @@ export async function promoteThread(deps: PromotionDeps, threadId: string, trigg
   }
   const closeAs = closesThread(trigger) ? (thread.state.status === 'resolved' ? 'resolved' : 'closed') : null;
   if (state.unseen.length === 0) {
-    if (closeAs) await closeQuietThread(db, threadId, closeAs, now);
+    if (closeAs) await closeQuietThread(db, thread, closeAs, threadEnding(deps, state.thread.state.tags, state.commitments), now);
     return { kind: 'nothing-new', closed: closeAs !== null };
   }
 
@@ -160,6 +167,7 @@ async function runPass(
   const sources = new Map<string, SourceMessage>(
     pass.map((m) => [m.messageId, { text: m.text, date: m.date, unverified: !trustedAsFactSource(m, thread.entityId) }]),
   );
+  const threadTags = thread.state.tags;
   const decisions = answer.ok
     ? decidePromotions({
         policy: deps.policy,
@@ -168,9 +176,12 @@ async function runPass(
         existing: profile,
         maxActiveFacts: deps.maxActiveFacts,
         now,
+        threadTags,
+        threadEnded: closeAs !== null || thread.state.status === 'resolved' || thread.state.status === 'closed',
       })
     : [];
-  const changes = answer.ok ? commitmentChanges(answer.value, pass, replies, commitments, now) : { created: [], closed: [] };
+  const changes = answer.ok ? commitmentChanges(answer.value, pass, replies, commitments, threadTags, now) : { created: [], closed: [] };
+  const ending = threadEnding(deps, threadTags, commitments);
   const topic = answer.ok ? answer.value.topic.replace(/\s+/g, ' ').trim().slice(0, 120) || thread.topic : thread.topic;
   const runId = newId('pr');
   await commitPass(db, {
@@ -189,10 +200,37 @@ async function runPass(
     error: answer.ok ? null : answer.error.slice(0, 500),
     moreUnseen,
     closeAs,
+    ending,
+    threadTags,
     now,
   });
+  if (closeAs && (ending.facts.length > 0 || ending.commitments.length > 0 || ending.newCommitmentsTag)) {
+    deps.logger.info('thread items ended with the thread', {
+      threadId: thread.id,
+      tags: [...new Set([...ending.facts.map((f) => f.tag), ...ending.commitments.map((c) => c.tag)])],
+      factCategories: ending.facts.map((f) => f.category),
+      commitments: ending.commitments.length,
+    });
+  }
   const accepted = decisions.filter((d) => d.accepted).length;
   return { runId, accepted, rejected: decisions.length - accepted, topic, closedIds: new Set(changes.closed.map((c) => c.id)) };
+}
+
+/**
+ * What the policy's `resolved` tag lifetimes end when this thread is resolved or closed: the
+ * categories of facts it taught, the open commitments carrying such a tag (their own or the
+ * thread's), and whether the closing pass's own new commitments end too.
+ */
+function threadEnding(deps: PromotionDeps, threadTags: readonly string[], open: PromotionState['commitments']): ThreadEnding {
+  const commitments = open.flatMap((c) => {
+    const tag = commitmentEndingTag(deps.policy, c.tags, threadTags);
+    return tag ? [{ id: c.id, tag }] : [];
+  });
+  return {
+    facts: endsWithThread(deps.policy, threadTags).facts,
+    commitments,
+    newCommitmentsTag: commitmentEndingTag(deps.policy, threadTags, threadTags),
+  };
 }
 
 /**
@@ -205,6 +243,7 @@ function commitmentChanges(
   pass: PromotionState['unseen'],
   replies: PromotionState['replies'],
   open: PromotionState['commitments'],
+  threadTags: readonly string[],
   now: Date,
 ): { created: NewCommitment[]; closed: CommitmentClose[] } {
   const byMessageId = new Map<string, { text: string; date: Date }>([
@@ -224,6 +263,7 @@ function commitmentChanges(
       due: c.due?.slice(0, 80) ?? null,
       dueAt: resolveDue(c.due, promise?.date ?? now),
       sourceMessageId: promise ? c.sourceMessageId! : null,
+      tags: threadTags,
     });
   }
   const openForClose: OpenCommitment[] = open.map((c) => ({ id: c.id, text: c.text, promisedAt: c.promisedAt }));

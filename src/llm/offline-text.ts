@@ -344,6 +344,10 @@ interface Template {
   tracking: string;
   human: string;
   regards: string;
+  /** Before lines quoted from the help center (the passage itself stays as the team wrote it). */
+  helpCenter: string;
+  /** After them. */
+  notAnswered: string;
 }
 
 // Short reply templates (a rule-based fallback, not translation).
@@ -356,6 +360,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: 'We are tracking:',
     human: 'A member of our team will follow up on this personally.',
     regards: 'Best regards,',
+    helpCenter: 'Thank you for your email. This is what our help center says about it:',
+    notAnswered: 'If that does not answer your question, just reply and a colleague will help.',
   },
   de: {
     hello: (n) => (n ? `Hallo ${n},` : 'Guten Tag,'),
@@ -365,6 +371,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: 'Offen bei uns:',
     human: 'Eine Kollegin oder ein Kollege meldet sich persönlich dazu.',
     regards: 'Mit freundlichen Grüßen',
+    helpCenter: 'vielen Dank für Ihre Nachricht. Dazu steht in unserem Hilfe-Center:',
+    notAnswered: 'Falls das Ihre Frage nicht beantwortet, antworten Sie einfach; eine Kollegin oder ein Kollege hilft Ihnen weiter.',
   },
   fr: {
     hello: (n) => (n ? `Bonjour ${n},` : 'Bonjour,'),
@@ -373,6 +381,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: 'Nous suivons :',
     human: 'Un membre de notre équipe reviendra personnellement vers vous.',
     regards: 'Cordialement,',
+    helpCenter: 'Merci pour votre message. Voici ce qu’indique notre centre d’aide à ce sujet :',
+    notAnswered: 'Si cela ne répond pas à votre question, répondez simplement et un collègue vous aidera.',
   },
   es: {
     hello: (n) => (n ? `Hola ${n}:` : 'Hola:'),
@@ -381,6 +391,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: 'Tenemos pendiente:',
     human: 'Una persona de nuestro equipo se pondrá en contacto personalmente.',
     regards: 'Saludos cordiales,',
+    helpCenter: 'Gracias por su mensaje. Esto es lo que indica nuestro centro de ayuda:',
+    notAnswered: 'Si esto no responde a su pregunta, responda a este correo y un compañero le ayudará.',
   },
   nl: {
     hello: (n) => (n ? `Hallo ${n},` : 'Hallo,'),
@@ -389,6 +401,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: 'Wij volgen op:',
     human: 'Een collega neemt persoonlijk contact met u op.',
     regards: 'Met vriendelijke groet,',
+    helpCenter: 'Bedankt voor uw bericht. Dit staat er in ons helpcentrum over:',
+    notAnswered: 'Beantwoordt dit uw vraag niet? Reageer gerust, dan helpt een collega u verder.',
   },
   sv: {
     hello: (n) => (n ? `Hej ${n},` : 'Hej,'),
@@ -397,6 +411,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: 'Vi följer upp:',
     human: 'En kollega hör av sig personligen.',
     regards: 'Vänliga hälsningar,',
+    helpCenter: 'Tack för ditt mejl. Så här står det i vårt hjälpcenter:',
+    notAnswered: 'Om det inte besvarar din fråga, svara bara så hjälper en kollega dig.',
   },
   it: {
     hello: (n) => (n ? `Buongiorno ${n},` : 'Buongiorno,'),
@@ -405,6 +421,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: 'Stiamo seguendo:',
     human: 'Un collega la contatterà personalmente.',
     regards: 'Cordiali saluti,',
+    helpCenter: 'Grazie per il messaggio. Ecco cosa dice il nostro centro assistenza:',
+    notAnswered: 'Se questo non risponde alla sua domanda, risponda pure e un collega la aiuterà.',
   },
   pt: {
     hello: (n) => (n ? `Olá ${n},` : 'Olá,'),
@@ -414,6 +432,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: 'Estamos a acompanhar:',
     human: 'Um colega da nossa equipa entrará em contacto pessoalmente.',
     regards: 'Atenciosamente,',
+    helpCenter: 'Obrigado pela sua mensagem. Eis o que diz o nosso centro de ajuda:',
+    notAnswered: 'Se isto não responder à sua pergunta, basta responder e um colega ajudará.',
   },
   ru: {
     hello: (n) => (n ? `Здравствуйте, ${n}!` : 'Здравствуйте!'),
@@ -422,6 +442,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: 'Мы отслеживаем:',
     human: 'Наш сотрудник свяжется с вами лично.',
     regards: 'С уважением,',
+    helpCenter: 'Спасибо за письмо. Вот что говорится об этом в нашем справочном центре:',
+    notAnswered: 'Если это не отвечает на ваш вопрос, просто ответьте, и наш сотрудник поможет.',
   },
   ja: {
     hello: (n) => (n ? `${n} 様` : 'お客様'),
@@ -431,6 +453,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: '対応中の事項:',
     human: '担当者より改めてご連絡いたします。',
     regards: 'よろしくお願いいたします。',
+    helpCenter: 'お問い合わせいただきありがとうございます。ヘルプセンターには次のように記載されています。',
+    notAnswered: 'ご不明な点が解消しない場合は、このメールにご返信ください。担当者がお手伝いいたします。',
   },
   zh: {
     hello: (n) => (n ? `${n}，您好：` : '您好：'),
@@ -439,6 +463,8 @@ const TEMPLATES: Record<OfflineLanguage, Template> = {
     tracking: '我们正在跟进：',
     human: '我们的同事会亲自跟进此事。',
     regards: '此致',
+    helpCenter: '感谢您的来信。我们的帮助中心对此的说明如下：',
+    notAnswered: '如果这没有解答您的问题，请直接回复，我们的同事会帮助您。',
   },
 };
 
@@ -450,7 +476,7 @@ export function offlineReply(input: {
   openItems: readonly string[];
   needsHuman: boolean;
   supportName: string;
-  /** Lines quoted from a knowledge passage that answers the question (in English around them). */
+  /** Lines quoted from a knowledge passage that answers the question (as the team wrote them; the lines around them in the customer's language). */
   answer?: readonly string[] | null;
 }): string {
   const t = TEMPLATES[input.language];
@@ -458,8 +484,8 @@ export function offlineReply(input: {
   return [
     t.hello(input.name),
     '',
-    input.settled ? t.settled : answer ? 'Thank you for your email. This is what our help center says about it:' : t.received,
-    ...(answer ? ['', ...answer, '', 'If that does not answer your question, just reply and a colleague will help.'] : []),
+    input.settled ? t.settled : answer ? t.helpCenter : t.received,
+    ...(answer ? ['', ...answer, '', t.notAnswered] : []),
     ...(input.openItems.length > 0 && !input.settled && !answer ? ['', t.tracking, ...input.openItems.map((i) => `- ${i}`)] : []),
     ...(input.needsHuman ? ['', t.human] : []),
     '',

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { KnowledgePassage } from './knowledge.ts';
 import { activeFacts, DEFAULT_PROFILE_VIEW_LIMITS, renderProfileView } from './profile-view.ts';
+import { orderProfileFacts, traceProfileFacts, type FactInclusion } from './profile-trace.ts';
 import { MAX_PINNED_ITEMS } from './thread-state.ts';
 import { countTokens, truncateToTokens, truncateToTokensFromEnd } from './tokens.ts';
 import type { BufferMessage, IncomingEmail, ProfileState, ThreadState } from './types.ts';
@@ -57,6 +58,8 @@ export interface AssembledPrompt {
   overBudget: boolean;
   /** The knowledge passages the prompt holds, best first (the ones a citation may name). */
   passages: KnowledgePassage[];
+  /** Why each profile fact was or was not in the prompt (empty when the profile was withheld: see profile-trace.ts). */
+  factTrace: FactInclusion[];
 }
 
 const MAX_OPEN_ITEMS = 10;
@@ -193,14 +196,9 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
     .digest('hex')
     .slice(0, 10);
   // Facts leave from the end when trimming: trusted ones last; among email-learned facts those
-  // sharing a tag with this thread stay longest, then by confidence.
+  // sharing a tag with this thread stay longest, then the most recent, then by confidence.
   const current = new Set(input.thread.tags);
-  const facts = (input.profile ? activeFacts(input.profile, input.now) : []).sort(
-    (a, b) =>
-      Number(b.origin !== 'email') - Number(a.origin !== 'email') ||
-      overlap(b.tags, current) - overlap(a.tags, current) ||
-      b.confidence - a.confidence,
-  );
+  const facts = orderProfileFacts(input.profile ? activeFacts(input.profile, input.now) : [], input.thread.tags);
   // Past threads sharing a tag with this one first, then the most recent (open ones count as newest).
   // The view shows five: those sharing a tag with this thread win the places.
   const pastThreads = [...(input.profile?.pastThreads ?? [])]
@@ -293,7 +291,7 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
     ],
     ['past threads', () => (shape.pastThreads !== 'none' && pastThreads.length > 0 ? ((shape.pastThreads = 'none'), true) : false)],
     ...facts.map((): [string, () => boolean] => [
-      'lowest-confidence fact dropped',
+      'least relevant fact dropped',
       () => (shape.factCount > 0 ? (shape.factCount--, true) : false),
     ]),
     ...passages.map((): [string, () => boolean] => [
@@ -332,6 +330,15 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
     buffered,
     overBudget: tokens > input.limits.promptTokenBudget,
     passages: passages.slice(0, shape.passages),
+    factTrace: input.profile
+      ? traceProfileFacts({
+          facts: input.profile.facts,
+          currentTags: input.thread.tags,
+          now: input.now,
+          kept: shape.factCount,
+          withheldReason: null,
+        })
+      : [],
   };
 }
 

@@ -58,6 +58,23 @@ const conceptSchema = z.object({
   valueExcept: z.array(z.string().min(1)).default([]),
 });
 
+/** `resolved`: the tag's items end when their thread is resolved or closed. */
+export const UNTIL_RESOLVED = 'resolved';
+
+/**
+ * A tag's own lifetime for the facts (of the listed categories) learnt in a thread carrying it: a
+ * duration that replaces the key's and category's TTL, or `resolved` (they expire when the thread
+ * is resolved or closed, and so do its open commitments when `commitments` is true).
+ */
+const tagLifetimeSchema = z.object({
+  ttl: z.string().refine((v) => v === UNTIL_RESOLVED || (parseDuration(v) ?? 0) > 0, {
+    message: `"${UNTIL_RESOLVED}" or a duration like 48h or 30d`,
+  }),
+  categories: z.array(categoryEnum).min(1).default(['situation', 'other']),
+  commitments: z.boolean().default(false),
+  why: z.string().optional(),
+});
+
 const vocabularyEntrySchema = z.object({ values: z.array(z.string().min(1)).min(1), evidence: z.array(z.string().min(1)).min(1) });
 
 /**
@@ -113,7 +130,15 @@ export const policySchema = z
     emotionKeys: z.object({ why: z.string().optional(), patterns: z.array(regexSource) }),
     vocabularies: z.object({ why: z.string().optional(), lists: z.record(z.string(), z.record(z.string(), vocabularyEntrySchema)) }),
     /** Thread tags offered to the model (tag → when it applies); free snake_case tags are allowed too. */
-    tags: z.object({ why: z.string().optional(), vocabulary: z.record(snakeKey, z.string().min(1).max(200)) }).default({ vocabulary: {} }),
+    tags: z
+      .object({
+        why: z.string().optional(),
+        vocabulary: z.record(snakeKey, z.string().min(1).max(200)),
+        lifetimesWhy: z.string().optional(),
+        /** Per-tag lifetimes: a duration overriding the category's TTL, or `resolved` (ends with its thread). */
+        lifetimes: z.record(snakeKey, tagLifetimeSchema).default({}),
+      })
+      .default({ vocabulary: {}, lifetimes: {} }),
     categories: z.object(
       Object.fromEntries(FACT_CATEGORIES.map((c) => [c, categoryRuleSchema])) as Record<FactCategory, typeof categoryRuleSchema>,
     ),
@@ -168,6 +193,68 @@ export function ruleFor(policy: PromotionPolicy, key: string, category: FactCate
     ttlMs: ttl === null ? null : parseDuration(ttl),
     multiValued: keyRule?.multiValued ?? base.multiValued,
   };
+}
+
+/** A tag's duration replacing the key's and category's TTL (the shortest when several tags give one). */
+export interface TagTtl {
+  tag: string;
+  ms: number;
+}
+
+/**
+ * The per-tag lifetime that applies to a fact of `category` learnt in a thread carrying `tags`:
+ * the shortest tag duration (replacing the key's and category's TTL), and the first tag (in the
+ * thread's order) whose facts end with the thread. Tags without a lifetime, or whose lifetime
+ * lists other categories, change nothing.
+ */
+export function tagLifetime(
+  policy: PromotionPolicy,
+  tags: readonly string[],
+  category: FactCategory,
+): { ttl: TagTtl | null; untilResolved: string | null } {
+  let ttl: TagTtl | null = null;
+  let untilResolved: string | null = null;
+  for (const tag of new Set(tags)) {
+    const lifetime = Object.hasOwn(policy.tags.lifetimes, tag) ? policy.tags.lifetimes[tag] : undefined;
+    if (!lifetime || !lifetime.categories.includes(category)) continue;
+    if (lifetime.ttl === UNTIL_RESOLVED) {
+      untilResolved ??= tag;
+      continue;
+    }
+    const ms = parseDuration(lifetime.ttl);
+    if (ms !== null && ms > 0 && (ttl === null || ms < ttl.ms)) ttl = { tag, ms };
+  }
+  return { ttl, untilResolved };
+}
+
+/**
+ * What ends when a thread carrying `threadTags` is resolved or closed: the categories of the
+ * email-learnt facts it taught (each with the tag that ends it), and whether its open commitments
+ * end too (a commitment also by its own tags, set when it was promoted). Empty when no tag of the
+ * thread has a `resolved` lifetime.
+ */
+export function endsWithThread(
+  policy: PromotionPolicy,
+  threadTags: readonly string[],
+): { facts: Array<{ category: FactCategory; tag: string }>; commitmentTags: string[] } {
+  const facts = FACT_CATEGORIES.flatMap((category) => {
+    const tag = tagLifetime(policy, threadTags, category).untilResolved;
+    return tag ? [{ category, tag }] : [];
+  });
+  const commitmentTags = Object.entries(policy.tags.lifetimes)
+    .filter(([, lifetime]) => lifetime.ttl === UNTIL_RESOLVED && lifetime.commitments)
+    .map(([tag]) => tag);
+  return { facts, commitmentTags };
+}
+
+/** The tag that ends an open commitment with its thread: one of its own tags or the thread's; null if none. */
+export function commitmentEndingTag(
+  policy: PromotionPolicy,
+  commitmentTags: readonly string[],
+  threadTags: readonly string[],
+): string | null {
+  const ending = new Set(endsWithThread(policy, threadTags).commitmentTags);
+  return [...commitmentTags, ...threadTags].find((t) => ending.has(t)) ?? null;
 }
 
 /** The allow-listed key a (snake_case) key or one of its aliases stands for, or null. */
@@ -283,6 +370,10 @@ export interface DecideInput {
   maxActiveFacts: number;
   /** When the decision is made: a fact already past its lifetime then is never accepted. */
   now: Date;
+  /** The thread's tags: a tag's lifetime in the policy (`tags.lifetimes`) replaces the TTL. */
+  threadTags?: readonly string[];
+  /** The thread is resolved or closed (or this pass closes it): facts that end with it are not recorded. */
+  threadEnded?: boolean;
 }
 
 /** Quote length after collapsing whitespace: what the `evidence` limits count. */
@@ -389,20 +480,35 @@ export function decidePromotions(input: DecideInput): Decision[] {
       decide(false, 'min-confidence', `confidence ${candidate.confidence} is below ${rule.minConfidence} for ${key}`);
       continue;
     }
-    const ttlMs = shorterTtl(rule.ttlMs, raw.ttl);
+    const lifetime = tagLifetime(policy, input.threadTags ?? [], rule.category);
+    const ttlMs = shorterTtl(lifetime.ttl ? lifetime.ttl.ms : rule.ttlMs, raw.ttl);
     const expiresAt = ttlMs === null ? null : new Date(source.date.getTime() + ttlMs);
+    const byTag = lifetime.ttl ? ` (tag ${lifetime.ttl.tag})` : '';
     if (expiresAt !== null && expiresAt <= input.now) {
       decide(
         false,
         'expired-before-promotion',
-        `${key} lives ${formatTtl(ttlMs)} from ${source.date.toISOString()}: already expired when decided`,
+        `${key} lives ${formatTtl(ttlMs)}${byTag} from ${source.date.toISOString()}: already expired when decided`,
       );
       continue;
     }
+    if (lifetime.untilResolved && input.threadEnded) {
+      decide(
+        false,
+        'expired-before-promotion',
+        `${rule.category} facts of a thread tagged ${lifetime.untilResolved} live until it is resolved or closed, which it is`,
+      );
+      continue;
+    }
+    const lives = [
+      ...(lifetime.ttl ? [`lives ${formatTtl(ttlMs)}${byTag}`] : []),
+      ...(lifetime.untilResolved ? [`ends with its thread (tag ${lifetime.untilResolved})`] : []),
+    ];
+    const livesNote = lives.length > 0 ? `; ${lives.join(', ')}` : '';
     const sameKey = active.filter((f) => f.key === key);
     const sameValue = sameKey.find((f) => foldText(f.value) === foldText(candidate.value));
     if (sameValue) {
-      decide(true, 'refresh', 'already known; its lifetime is renewed', { kind: 'refresh', factId: sameValue.id, expiresAt });
+      decide(true, 'refresh', `already known; its lifetime is renewed${livesNote}`, { kind: 'refresh', factId: sameValue.id, expiresAt });
       continue;
     }
     if (!rule.multiValued && sameKey.length > 0) {
@@ -423,7 +529,7 @@ export function decidePromotions(input: DecideInput): Decision[] {
         decide(false, 'supersede-older', `older than the current value "${current.value}"`);
         continue;
       }
-      decide(true, 'supersede', `newer explicit value replaces "${current.value}"`, {
+      decide(true, 'supersede', `newer explicit value replaces "${current.value}"${livesNote}`, {
         kind: 'supersede',
         replacesFactId: current.id,
         expiresAt,
@@ -446,7 +552,7 @@ export function decidePromotions(input: DecideInput): Decision[] {
     decide(
       true,
       'accepted',
-      `meets the ${rule.category} rule (confidence ≥ ${rule.minConfidence}${rule.requireExplicit ? ', explicit' : ''})`,
+      `meets the ${rule.category} rule (confidence ≥ ${rule.minConfidence}${rule.requireExplicit ? ', explicit' : ''})${livesNote}`,
       {
         kind: 'insert',
         expiresAt,

@@ -4,6 +4,8 @@ export type FactCategory = 'identity' | 'preference' | 'account' | 'situation' |
 export const FACT_CATEGORIES: readonly FactCategory[] = ['identity', 'preference', 'account', 'situation', 'sentiment', 'other'];
 
 export interface ProfileFactView {
+  /** The stored fact's id, when it has one (the inclusion trace names it). */
+  id?: string;
   key: string;
   value: string;
   category: FactCategory;
@@ -13,6 +15,8 @@ export interface ProfileFactView {
   expiresAt: Date | null;
   /** The tags of the thread it was promoted from: what it is about, for ordering by relevance. */
   tags?: readonly string[];
+  /** When it became true (the statement's date): the newer of two equally relevant facts stays longer. */
+  validFrom?: Date | null;
 }
 
 /** Profile state: keyed by entity, durable, confident. */

@@ -11,7 +11,7 @@ import type { CommitmentStatus } from '../memory/commitments.ts';
 import type { Decision, ExistingFact } from '../memory/promotion-policy.ts';
 import { pendingFactId } from '../memory/promotion-policy.ts';
 import type { ThreadActivity } from '../memory/promotion-schedule.ts';
-import type { DbClient } from './client.ts';
+import { jsonStringArray, type DbClient } from './client.ts';
 import type { Db } from './database.ts';
 import { loadThread, type ThreadRecord } from './turns.ts';
 
@@ -42,6 +42,8 @@ export interface StoredCommitment {
   status: CommitmentStatus;
   /** When the promise was made: its message's date, else when it was recorded. */
   promisedAt: Date;
+  /** The thread's tags when it was promoted. */
+  tags: string[];
 }
 
 export interface PromotionState {
@@ -144,6 +146,7 @@ export async function loadPromotionState(db: DbClient, threadId: string, limit: 
       dueAt: c.dueAt,
       status: c.status as CommitmentStatus,
       promisedAt: (c.sourceMessageId ? promisedAt.get(c.sourceMessageId) : undefined) ?? c.createdAt,
+      tags: jsonStringArray(c.tags),
     })),
   };
 }
@@ -171,6 +174,19 @@ export interface NewCommitment {
   due: string | null;
   dueAt: Date | null;
   sourceMessageId: string | null;
+  /** The thread's tags at promotion. */
+  tags: readonly string[];
+}
+
+/**
+ * What ends when the thread is resolved or closed, by a tag whose policy lifetime is `resolved`:
+ * the thread's email-learnt facts of these categories expire, these open commitments are cancelled.
+ */
+export interface ThreadEnding {
+  facts: ReadonlyArray<{ category: string; tag: string }>;
+  commitments: ReadonlyArray<{ id: string; tag: string }>;
+  /** New commitments of the closing pass end too (the thread carries such a tag): the tag, else null. */
+  newCommitmentsTag: string | null;
 }
 
 export interface CommitmentClose {
@@ -200,6 +216,10 @@ export interface PassCommit {
   moreUnseen: boolean;
   /** Set when the pass closes the thread (quiet or resolved): its final status. */
   closeAs: 'resolved' | 'closed' | null;
+  /** Applied only when the pass closes the thread. */
+  ending: ThreadEnding;
+  /** The thread's tags: stored with the facts and commitments this pass records. */
+  threadTags: readonly string[];
   now: Date;
 }
 
@@ -227,7 +247,16 @@ export async function commitPass(db: Db, c: PassCommit): Promise<void> {
     for (const [index, decision] of c.decisions.entries()) {
       const decisionId = newId('pd');
       const factId = decision.accepted
-        ? await applyDecision(tx, { decision, decisionId, index, inserted, entityId: c.entityId, threadId: c.threadId, now: c.now })
+        ? await applyDecision(tx, {
+            decision,
+            decisionId,
+            index,
+            inserted,
+            entityId: c.entityId,
+            threadId: c.threadId,
+            tags: c.threadTags,
+            now: c.now,
+          })
         : null;
       await tx.promotionDecision.create({
         data: {
@@ -260,7 +289,10 @@ export async function commitPass(db: Db, c: PassCommit): Promise<void> {
           due: n.due,
           dueAt: n.dueAt,
           sourceMessageId: n.sourceMessageId,
+          tags: [...n.tags],
           createdAt: c.now,
+          // A promise about something that ends with the thread, made by the pass that closes it.
+          ...(c.closeAs && c.ending.newCommitmentsTag ? endedCommitment(c.ending.newCommitmentsTag, c.now) : {}),
         })),
       });
     }
@@ -275,6 +307,7 @@ export async function commitPass(db: Db, c: PassCommit): Promise<void> {
         },
       });
     }
+    if (c.closeAs) await endWithThread(tx, c.entityId, c.threadId, c.ending, c.now);
     await tx.thread.update({
       where: { id: c.threadId },
       data: {
@@ -290,8 +323,48 @@ export async function commitPass(db: Db, c: PassCommit): Promise<void> {
 }
 
 /** A quiet thread with nothing new to show a pass: it closes without a model call. */
-export async function closeQuietThread(db: DbClient, threadId: string, closeAs: 'resolved' | 'closed', now: Date): Promise<void> {
-  await db.thread.updateMany({ where: { id: threadId }, data: { needsPromotion: false, status: closeAs, closedAt: now, pinnedItems: [] } });
+export async function closeQuietThread(
+  db: Db,
+  thread: { id: string; entityId: string },
+  closeAs: 'resolved' | 'closed',
+  ending: ThreadEnding,
+  now: Date,
+): Promise<void> {
+  await db.$transaction(async (tx) => {
+    await endWithThread(tx, thread.entityId, thread.id, ending, now);
+    await tx.thread.updateMany({
+      where: { id: thread.id },
+      data: { needsPromotion: false, status: closeAs, closedAt: now, pinnedItems: [] },
+    });
+  });
+}
+
+/**
+ * Ends what the policy says ends with the thread: its email-learnt facts of the listed categories
+ * expire now (kept in the ledger, valid until now), the listed open commitments are cancelled with
+ * the tag named as the reason, and so are the ones the closing pass just recorded.
+ */
+async function endWithThread(tx: Tx, entityId: string, threadId: string, ending: ThreadEnding, now: Date): Promise<void> {
+  const categories = ending.facts.map((f) => f.category);
+  if (categories.length > 0) {
+    await tx.profileFact.updateMany({
+      where: { entityId, sourceThreadId: threadId, origin: 'email', status: 'active', category: { in: categories } },
+      data: { status: 'expired', expiresAt: now, validUntil: now, retiredAt: now },
+    });
+  }
+  const byTag = new Map<string, string[]>();
+  for (const c of ending.commitments) byTag.set(c.tag, [...(byTag.get(c.tag) ?? []), c.id]);
+  for (const [tag, ids] of byTag) {
+    await tx.commitment.updateMany({ where: { id: { in: ids }, status: { in: ['open', 'overdue'] } }, data: endedCommitment(tag, now) });
+  }
+}
+
+function endedCommitment(tag: string, now: Date) {
+  return {
+    status: 'cancelled',
+    closeEvidence: `ended with its thread (tag ${tag}: its lifetime in the policy is "resolved")`,
+    resolvedAt: now,
+  };
 }
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
@@ -305,6 +378,7 @@ async function applyDecision(
     inserted: Map<string, string>;
     entityId: string;
     threadId: string;
+    tags: readonly string[];
     now: Date;
   },
 ): Promise<string | null> {
@@ -333,6 +407,7 @@ async function applyDecision(
       validFrom: decision.sourceDate ?? now,
       expiresAt: action.expiresAt,
       decisionId: input.decisionId,
+      tags: [...input.tags],
     },
   });
   input.inserted.set(pendingFactId(input.index), factId);

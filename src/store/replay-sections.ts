@@ -140,7 +140,11 @@ export async function loadReplaySections(db: DbClient, mailboxId: string): Promi
         validUntil: iso(f.validUntil),
         expiresAt: iso(f.expiresAt),
         status: f.status,
-        tags: (f.sourceThreadId ? tagsOfThread.get(f.sourceThreadId) : undefined) ?? [],
+        // The tags stored at promotion; facts recorded before they were stored read their thread's.
+        tags: (() => {
+          const own = jsonStringArray(f.tags);
+          return own.length > 0 ? own : ((f.sourceThreadId ? tagsOfThread.get(f.sourceThreadId) : undefined) ?? []);
+        })(),
       })),
       decisions: e.decisions.map((d) => ({
         at: d.createdAt.toISOString(),

@@ -2,7 +2,29 @@
  * A thread as a reader sees it (the console's thread page, `support-agent thread`): its notes,
  * its customer and participants, every message, every turn, and a message's original bytes.
  */
+import { z } from 'zod';
+import type { ContextTrace } from '../memory/profile-trace.ts';
 import { jsonStringArray, type DbClient } from './client.ts';
+
+/** A stored inclusion trace, parsed once here; an unreadable one (older rows have none) is null. */
+const contextTraceSchema = z.object({
+  tags: z.array(z.string()).catch([]),
+  facts: z.array(
+    z.object({
+      factId: z.string().nullable().catch(null),
+      key: z.string(),
+      value: z.string(),
+      origin: z.string(),
+      verdict: z.enum(['included', 'left-out', 'withheld']),
+      reason: z.string(),
+    }),
+  ),
+});
+
+function contextTraceOf(value: unknown): ContextTrace | null {
+  const parsed = contextTraceSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
 
 export interface ThreadDetail {
   id: string;
@@ -55,6 +77,8 @@ export interface ThreadTurn {
   completionTokens: number;
   error: string | null;
   startedAt: Date;
+  /** Why each profile fact was or was not in this turn's prompt; null for turns without one. */
+  contextTrace: ContextTrace | null;
 }
 
 export async function loadThreadDetail(db: DbClient, threadId: string): Promise<ThreadDetail | null> {
@@ -121,7 +145,7 @@ export async function threadMessages(db: DbClient, threadId: string): Promise<Th
 
 /** Every turn of a thread, oldest first, with the prompt the model was given. */
 export async function threadTurns(db: DbClient, threadId: string): Promise<ThreadTurn[]> {
-  return db.turn.findMany({
+  const rows = await db.turn.findMany({
     where: { threadId },
     orderBy: { startedAt: 'asc' },
     select: {
@@ -134,8 +158,10 @@ export async function threadTurns(db: DbClient, threadId: string): Promise<Threa
       completionTokens: true,
       error: true,
       startedAt: true,
+      contextTrace: true,
     },
   });
+  return rows.map((t) => ({ ...t, contextTrace: contextTraceOf(t.contextTrace) }));
 }
 
 export interface OriginalMessage {

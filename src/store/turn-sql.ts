@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { LlmCallRecord } from '../llm/provider.ts';
 import type { LoopState } from '../memory/loop-guard.ts';
+import type { ContextTrace } from '../memory/profile-trace.ts';
 import type { BufferMessage, FactCategory, ProfileState, ThreadState } from '../memory/types.ts';
 import { utcTimestamp, type SqlExecutor } from './sql.ts';
 import type { DraftFlag, ThreadRecord, TurnMessage } from './turns.ts';
@@ -124,12 +125,14 @@ const contextRow = z.object({
       addresses: stringArray,
       facts: z.array(
         z.object({
+          id: z.string(),
           key: z.string(),
           value: z.string(),
           category: z.string(),
           confidence: z.number(),
           origin: z.string(),
           expiresAt: utc.nullable(),
+          validFrom: utc.nullable().catch(null),
           tags: stringArray.nullable().catch([]),
         }),
       ),
@@ -162,9 +165,11 @@ SELECT
    FROM "Thread" t WHERE t."id" = $1) AS thread,
   (SELECT json_build_object('id', e."id", 'kind', e."kind", 'key', e."key", 'name', e."name",
       'addresses', (SELECT coalesce(json_agg(a."address" ORDER BY a."address"), '[]'::json) FROM "EntityAddress" a WHERE a."entityId" = e."id"),
-      'facts', (SELECT coalesce(json_agg(json_build_object('key', f."key", 'value', f."value", 'category', f."category",
+      'facts', (SELECT coalesce(json_agg(json_build_object('id', f."id", 'key', f."key", 'value', f."value", 'category', f."category",
                   'confidence', f."confidence", 'origin', f."origin", 'expiresAt', f."expiresAt",
-                  'tags', (SELECT st."tags" FROM "Thread" st WHERE st."id" = f."sourceThreadId")) ORDER BY f."key", f."createdAt"), '[]'::json)
+                  'validFrom', coalesce(f."validFrom", f."createdAt"),
+                  'tags', CASE WHEN jsonb_array_length(f."tags") > 0 THEN f."tags"
+                               ELSE (SELECT st."tags" FROM "Thread" st WHERE st."id" = f."sourceThreadId") END) ORDER BY f."key", f."createdAt"), '[]'::json)
                 FROM "ProfileFact" f WHERE f."entityId" = e."id" AND f."status" = 'active'),
       'commitments', (SELECT coalesce(json_agg(json_build_object('text', c."text", 'due', c."due", 'dueAt', c."dueAt",
                         'overdue', c."status" = 'overdue' OR (c."dueAt" IS NOT NULL AND c."dueAt" < $6::timestamp)) ORDER BY c."createdAt"), '[]'::json)
@@ -335,7 +340,8 @@ upd AS (
 ), turn AS (
   UPDATE "Turn" tu SET "status" = c.j->'turn'->>'status', "provider" = c.j->'turn'->>'provider', "model" = c.j->'turn'->>'model',
     "prompt" = c.j->'turn'->>'prompt', "promptTokens" = (c.j->'turn'->>'promptTokens')::int,
-    "completionTokens" = (c.j->'turn'->>'completionTokens')::int, "error" = c.j->'turn'->>'error', "finishedAt" = (c.j->>'now')::timestamp
+    "completionTokens" = (c.j->'turn'->>'completionTokens')::int, "error" = c.j->'turn'->>'error', "finishedAt" = (c.j->>'now')::timestamp,
+    "contextTrace" = c.j->'turn'->'contextTrace'
   FROM c WHERE tu."id" = c.j->>'turnId' AND EXISTS (SELECT 1 FROM upd) RETURNING 1
 ), loops AS (
   INSERT INTO "LoopState" ("scope", "consecutive", "fingerprints", "lastReply", "stoppedAt", "updatedAt")
@@ -384,6 +390,8 @@ export interface TurnCommitSql {
     promptTokens: number;
     completionTokens: number;
     error: string | null;
+    /** Why each profile fact was or was not in the prompt (null when the turn had no prompt). */
+    contextTrace: ContextTrace | null;
   };
   loopStates: readonly LoopState[];
   /** The model calls the turn made, with their ids. */

@@ -57,13 +57,14 @@ function newCase(): string {
   return `case-${randomBytes(4).toString('hex')}`;
 }
 
-function eml(options: { from: string; subject: string; body: string; messageId: string }): Buffer {
+function eml(options: { from: string; subject: string; body: string; messageId: string; inReplyTo?: string }): Buffer {
   return Buffer.from(
     [
       `From: ${options.from}`,
       `To: Support <${SUPPORT}>`,
       `Subject: ${options.subject}`,
       `Message-ID: ${options.messageId}`,
+      ...(options.inReplyTo ? [`In-Reply-To: ${options.inReplyTo}`, `References: ${options.inReplyTo}`] : []),
       `Date: ${new Date().toUTCString()}`,
       'MIME-Version: 1.0',
       'Content-Type: text/plain; charset=utf-8',
@@ -121,7 +122,7 @@ describe('the review console', () => {
   const dialogs: string[] = [];
 
   /** A customer writes in; resolves with the stored draft once the worker has drafted the reply. */
-  async function customerWrites(options: { from: string; subject?: string; text?: string; script?: TurnScript }) {
+  async function customerWrites(options: { from: string; subject?: string; text?: string; script?: TurnScript; inReplyTo?: string }) {
     const token = newCase();
     if (options.script) scripts.set(token, options.script);
     const messageId = `<${token}@example.net>`;
@@ -130,6 +131,7 @@ describe('the review console', () => {
       subject: `${options.subject ?? 'Question about my invoice'} [${token}]`,
       body: `${options.text ?? 'Hello, I was charged twice this month. Can you help?'}\r\n\r\nReference ${token}`,
       messageId,
+      ...(options.inReplyTo ? { inReplyTo: options.inReplyTo } : {}),
     });
     const ingested = await ingestRawMessage(runtime.ingestDeps({ logger: silentLogger }), raw, { kind: 'api' });
     expect(ingested.outcome).toBe('processed');
@@ -374,6 +376,49 @@ describe('the review console', () => {
     const state = page.locator('section[aria-labelledby="state-title"]');
     expect(await textOf(state)).toContain('PX-8820-0932');
     expect(await state.getByRole('link', { name: 'shipping' }).getAttribute('href')).toBe('/drafts?tag=shipping');
+  }, 60_000);
+
+  it('the thread page says why each profile fact was or was not in the last prompt', async () => {
+    const first = await customerWrites({ from: 'hana@example.com', script: { tags: ['billing'] } });
+    const fact = (key: string, value: string, extra: { tags?: string[]; expiresAt?: Date; origin?: string } = {}) => ({
+      id: `f_${randomBytes(6).toString('hex')}`,
+      entityId: first.entityId,
+      key,
+      value,
+      category: 'other',
+      confidence: 0.9,
+      origin: extra.origin ?? 'email',
+      tags: extra.tags ?? [],
+      expiresAt: extra.expiresAt ?? null,
+      validFrom: new Date(),
+    });
+    await runtime.db.profileFact.createMany({
+      data: [
+        fact('billing_contact', 'accounts payable <b>team</b>', { tags: ['billing'] }),
+        fact('office_dog', 'Biscuit', { tags: ['design'] }),
+        fact('old_issue', 'a stale remark', { expiresAt: new Date(Date.now() + 1000) }),
+        fact('contract_id', 'K-5531', { origin: 'operator' }),
+      ],
+    });
+    // The fact expires before the next turn reads the profile (the sweep has not run yet).
+    await runtime.db.profileFact.updateMany({
+      where: { entityId: first.entityId, key: 'old_issue' },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    // The customer answers in the same thread: its turn orders the profile by the thread's tags.
+    const second = await customerWrites({ from: 'hana@example.com', inReplyTo: first.draft.messageId, script: { tags: ['billing'] } });
+    expect(second.threadId).toBe(first.threadId);
+    const page = await operatorPage(`/threads/${second.threadId}`);
+    const state = page.locator('section[aria-labelledby="state-title"]');
+    const row = (key: string) => state.locator('tr.fact-trace-row', { hasText: key });
+    expect(await textOf(row('billing_contact'))).toMatch(/included.*tag overlap billing/);
+    // Mail-borne text in a fact is shown literally.
+    expect(await textOf(row('billing_contact'))).toContain('accounts payable <b>team</b>');
+    expect(await textOf(row('office_dog'))).toMatch(/included.*no tag shared with this thread/);
+    expect(await textOf(row('contract_id'))).toMatch(/set by an operator/);
+    expect(await textOf(row('old_issue'))).toMatch(/left-out\s*left out: expired/);
+    expect(await textOf(state)).toMatch(/Tags the last turn ordered them by:\s*billing/);
+    await screenshot(page, 'console-fact-trace');
   }, 60_000);
 
   it('shows sends whose outcome is unknown and threads handed to a person, and lets the operator settle them', async () => {

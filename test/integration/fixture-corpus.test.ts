@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { detectLanguage } from '../../src/llm/offline-text.ts';
 import type { ReplayReport } from '../../src/replay/replay-report.ts';
 import { replayFiles } from '../support/replay.ts';
 
@@ -87,6 +88,50 @@ describe('the realistic fixture corpus', () => {
       .map(([file, e]) => ({ file, expected: collapse(e.newText ?? ''), actual: collapse(byFile.get(file)?.text ?? '') }))
       .filter((m) => m.expected !== m.actual);
     expect(mismatches).toEqual([]);
+  });
+
+  // What `npm run demo` shows (the same corpus through the offline provider).
+  const SALUTATION =
+    /^(dear|hi|hello|hey|good (morning|afternoon|evening)|hallo|guten (tag|morgen)|sehr geehrte|liebe|bonjour|salut|madame|monsieur|hola|buen[oa]s|estimad|beste|geachte|hej|buongiorno|olá|здравствуйте|добрый|いつも|お世話|拝啓|您好|你好|thanks|thank you|best regards|regards|cheers|mit freundlichen|cordialement|saludos)\b/i;
+
+  it('demo: no open item and no listed item of a draft is a greeting or a sign-off', () => {
+    const items = report.threads.flatMap((t) => t.openItems);
+    expect(items.length).toBeGreaterThan(10);
+    for (const item of items) expect(item.trim()).not.toMatch(SALUTATION);
+    for (const draft of report.drafts) {
+      for (const line of draft.body.split('\n').filter((l) => l.startsWith('- '))) expect(line.slice(2).trim()).not.toMatch(SALUTATION);
+    }
+  });
+
+  it('demo: threads the customer declared settled are resolved with a closing reply and no stale list', () => {
+    // "That worked", "the new link worked", "問題ございません", "这个问题可以关闭了", "le colis est bien arrivé".
+    for (const file of [
+      '009-outlook-android-changed-subject-footer.eml',
+      '011-yahoo-android-reply-yahoo-quoted.eml',
+      '034-iso2022jp-reply-quoted.eml',
+      '039-outlook-zh-headerless-dafu-huifu.eml',
+      '022-iphone-fr-envoye-de-mon-iphone.eml',
+    ]) {
+      const threadId = byFile.get(file)!.threadId;
+      const thread = report.threads.find((t) => t.threadId === threadId)!;
+      expect([file, thread.status]).toEqual([file, 'resolved']);
+      expect(thread.openItems).toEqual([]);
+      const last = report.drafts.filter((d) => d.threadId === threadId).at(-1)!;
+      expect(last.body.split('\n').some((l) => l.startsWith('- '))).toBe(false);
+    }
+  });
+
+  it('demo: every draft answers in the language of the email it answers', () => {
+    const byMessageId = new Map(report.messages.map((m) => [m.messageId, m]));
+    const languages = new Set<string>();
+    for (const draft of report.drafts) {
+      const answered = byMessageId.get(draft.headers['In-Reply-To'] ?? '');
+      if (!answered?.text) continue;
+      const language = detectLanguage(answered.text);
+      languages.add(language);
+      expect([draft.subject, detectLanguage(draft.body)]).toEqual([draft.subject, language]);
+    }
+    expect([...languages].sort()).toEqual(expect.arrayContaining(['de', 'en', 'es', 'fr', 'ja', 'nl', 'ru', 'zh']));
   });
 
   it('drafts one reply per customer turn and none for skipped mail', () => {

@@ -83,7 +83,7 @@ describe('context assembly', () => {
     const tighter = assembleTurnContext(
       input({ limits: { promptTokenBudget: base - 40, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 } }),
     );
-    expect(tighter.trimmed.slice(0, 2)).toEqual(['past threads', 'lowest-confidence fact dropped']);
+    expect(tighter.trimmed.slice(0, 2)).toEqual(['past threads', 'least relevant fact dropped']);
     // Whatever the budget, facts leave in order: weakest email fact, stronger email fact, operator fact.
     for (let budget = base; budget > base - 200; budget -= 5) {
       const user = assembleTurnContext(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OfflineProvider } from '../../src/llm/offline-provider.ts';
 import type { PromotionRequest, TurnRequest } from '../../src/llm/provider.ts';
+import { offlineReply } from '../../src/llm/offline-text.ts';
 
 const provider = new OfflineProvider();
 const thread = { subject: 'Invoice #4471', summary: '', openItems: [], currentIntent: '', tags: [], pinnedItems: [], status: 'open' };
@@ -180,5 +181,35 @@ describe('the offline provider (rules, not a model)', () => {
     expect(at).toBeGreaterThanOrEqual(0);
     // The quote ends at a word's end: the next character of the message is not a letter or digit.
     expect(text.slice(at + fact!.evidence.length, at + fact!.evidence.length + 1)).not.toMatch(/[\p{L}\p{N}]/u);
+  });
+});
+
+describe('a help-center answer in the customer’s language', () => {
+  const quoted = ['Open Settings > Security and choose Reset sessions.'];
+  it.each([
+    ['en', 'Thank you for your email. This is what our help center says about it:'],
+    ['de', 'Dazu steht in unserem Hilfe-Center:'],
+    ['fr', 'Voici ce qu’indique notre centre d’aide'],
+    ['es', 'Esto es lo que indica nuestro centro de ayuda:'],
+    ['nl', 'Dit staat er in ons helpcentrum over:'],
+    ['sv', 'Så här står det i vårt hjälpcenter:'],
+    ['it', 'Ecco cosa dice il nostro centro assistenza:'],
+    ['pt', 'Eis o que diz o nosso centro de ajuda:'],
+    ['ru', 'Вот что говорится об этом в нашем справочном центре:'],
+    ['ja', 'ヘルプセンターには次のように記載されています。'],
+    ['zh', '我们的帮助中心对此的说明如下：'],
+  ] as const)('%s: the lines around the quoted passage are in the customer’s language', (language, lead) => {
+    const body = offlineReply({
+      language,
+      name: null,
+      settled: false,
+      openItems: [],
+      needsHuman: false,
+      supportName: 'Acme',
+      answer: quoted,
+    });
+    expect(body).toContain(lead);
+    expect(body).toContain(quoted[0]);
+    if (language !== 'en') expect(body).not.toMatch(/Thank you for your email|If that does not answer/);
   });
 });

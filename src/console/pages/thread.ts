@@ -1,11 +1,13 @@
 /**
  * One thread as the agent sees it: its notes (summary, pinned items, open items, intent, tags,
- * status), the rolling buffer its last turn carried, every
+ * status), the rolling buffer its last turn carried, why each profile fact was or was not in its
+ * prompt, every
  * message's new text with the original one click away, its replies, and each turn's prompt and
  * token counts, so a reviewer can see exactly what the model was given.
  */
 import { AppError } from '../../errors.ts';
 import { bufferSectionOf } from '../../memory/context.ts';
+import type { ContextTrace, FactInclusion } from '../../memory/profile-trace.ts';
 import { listCommitments } from '../../store/commitments.ts';
 import { threadDraftCards } from '../../store/draft-review.ts';
 import {
@@ -49,6 +51,27 @@ function messageCard(m: ThreadMessage): SafeHtml {
 </article>`;
 }
 
+const VERDICT_BADGE: Record<FactInclusion['verdict'], string> = { included: 'badge-ok', 'left-out': '', withheld: 'badge-bad' };
+
+/** Why each profile fact was or was not in the last turn's prompt, and the tags it ordered them by. */
+function factTraceSection(trace: ContextTrace | null): SafeHtml {
+  if (!trace) return html`<h3>Profile facts in the last prompt</h3><p class="muted">No turn has recorded its profile yet.</p>`;
+  return html`<h3 id="fact-trace-title">Profile facts in the last prompt</h3>
+  <p>Tags the last turn ordered them by: ${trace.tags.length ? tagLinks(trace.tags) : html`<span class="muted">none</span>`}</p>
+  ${
+    trace.facts.length === 0
+      ? html`<p class="muted">The customer's profile held no facts.</p>`
+      : html`<div class="table-wrap"><table aria-labelledby="fact-trace-title">
+    <thead><tr><th scope="col">Fact</th><th scope="col">Value</th><th scope="col">In the prompt</th><th scope="col">Why</th></tr></thead>
+    <tbody>${trace.facts.map(
+      (f) => html`<tr class="fact-trace-row">
+        <td>${f.key}${f.origin !== 'email' ? html` <span class="muted">(${f.origin})</span>` : ''}</td><td>${f.value}</td>
+        <td><span class="badge ${VERDICT_BADGE[f.verdict]}">${f.verdict}</span></td><td>${f.reason}</td>
+      </tr>`,
+    )}</tbody></table></div>`
+  }`;
+}
+
 export async function threadPage(c: ConsoleContext): Promise<Response> {
   const threadId = readParam(c, 'id');
   const { db, now } = c.get('runtime');
@@ -66,6 +89,7 @@ export async function threadPage(c: ConsoleContext): Promise<Response> {
   const { tags } = thread;
   const lastPrompt = turns.findLast((t) => t.prompt)?.prompt ?? null;
   const buffer = lastPrompt ? bufferSectionOf(lastPrompt) : null;
+  const lastTrace = turns.findLast((t) => t.contextTrace)?.contextTrace ?? null;
 
   const body = html`
 <h1>${thread.subject || '(no subject)'}</h1>
@@ -90,6 +114,7 @@ ${thread.promotionFailedAt ? html`<p class="notice notice-error">Promotion into 
   </dl>
   <h3>Recent exchanges the last turn carried</h3>
   ${buffer ? mailText(buffer) : html`<p class="muted">none (a new thread, the buffer turned off, or the notes withheld)</p>`}
+  ${factTraceSection(lastTrace)}
   <form method="post" action="/threads/${thread.id}/promote" class="actions">${csrfField(session)}
     <button type="submit">Promote now</button>
     <span class="muted">Reviews the customer's messages no promotion pass has seen yet and updates the profile under the written policy.</span>
