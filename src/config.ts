@@ -133,6 +133,20 @@ const envSchema = z.object({
   OAUTH2_SCOPE: z.string().optional(),
   REPLY_MODE: z.enum(['draft', 'send']).default('draft'),
   REPLY_MAX_AGE: duration.default(7 * 86_400_000),
+  /** Plain text after "-- " in both parts of every reply; `\n` in the value is a line break. */
+  REPLY_SIGNATURE: z
+    .string()
+    .transform((v) => v.replace(/\\n/g, '\n').trim())
+    .pipe(z.string().max(2000, 'at most 2000 characters'))
+    .default(''),
+  /** The answered message quoted below the reply ("On …, … wrote:" and "> " lines). */
+  REPLY_QUOTE_ORIGINAL: booleanFlag.default(true),
+  /** Who stays in Cc: true (the rules in README "Who a reply goes to"), customer (only the customer's own addresses), false (nobody). */
+  REPLY_KEEP_CC: z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'customer'])
+    .transform((v): 'all' | 'customer' | 'none' => (v === 'customer' ? 'customer' : ['true', '1', 'yes'].includes(v) ? 'all' : 'none'))
+    .default('all'),
+  REPLY_CC_MAX: z.coerce.number().int().min(1).max(50).default(10),
 
   // LLM
   LLM_PROVIDER: z.enum(['auto', 'openai', 'offline']).default('auto'),
@@ -249,6 +263,13 @@ function grouped(e: z.output<typeof envSchema>) {
     replyMode: e.REPLY_MODE,
     /** Mail older than this when ingested (a backlog, an initial sync) is stored and threaded but not answered. */
     replyMaxAgeMs: e.REPLY_MAX_AGE,
+    /** How a reply looks and who it is copied to (README "Replies as a mail client sends them"). */
+    reply: {
+      signature: e.REPLY_SIGNATURE,
+      quoteOriginal: e.REPLY_QUOTE_ORIGINAL,
+      keepCc: e.REPLY_KEEP_CC,
+      ccMax: e.REPLY_CC_MAX,
+    },
     llm: {
       /** `auto` resolved: the OpenAI-compatible provider when a key is set, else the offline one. */
       provider: (e.LLM_PROVIDER === 'auto' ? (e.OPENAI_API_KEY ? 'openai' : 'offline') : e.LLM_PROVIDER) as 'openai' | 'offline',

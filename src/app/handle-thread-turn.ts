@@ -10,7 +10,8 @@ import { domainOf, FREE_MAIL_DOMAINS } from '../mail/addresses.ts';
 import { composeReply, type ComposedReply } from '../mail/compose-reply.ts';
 import { agentMessageId } from '../mail/message-id.ts';
 import { assembleTurnContext, BUFFER_MAX_MESSAGES, type ContextLimits } from '../memory/context.ts';
-import { withheldReason } from '../memory/disclosure.ts';
+import { withheldReason, type CustomerIdentity } from '../memory/disclosure.ts';
+import { decideCc, type KeepCcMode } from '../memory/reply-cc.ts';
 import {
   freshLoopState,
   loopScopes,
@@ -63,6 +64,10 @@ export interface TurnSettings {
   knowledge?: { tokenCap: number; passages: number };
   /** The policy's tag vocabulary (tag → when it applies), offered to the model. */
   tagVocabulary: Readonly<Record<string, string>>;
+  /** Who the reply keeps in Cc (REPLY_KEEP_CC, REPLY_CC_MAX); nobody when absent. */
+  cc?: { mode: KeepCcMode; max: number };
+  /** The team's own addresses (STAFF_ADDRESSES): never copied on a reply. */
+  staffAddresses?: readonly string[];
 }
 
 export interface TurnDeps {
@@ -123,7 +128,12 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     now,
   });
   const { thread } = context;
-  const reply = replyTo(parent, thread);
+  const customer = {
+    addresses: new Set(context.customer.addresses),
+    domain: context.customer.domain,
+    foldPlus: settings.foldPlusAddresses,
+  };
+  const reply = { ...replyTo(parent, thread), cc: replyCc(deps, parent, customer) };
 
   const limit = replyLimitReached(deps.settings, reply.to, context.recentReplies);
   const loopStates = observedLoopStates(deps, threadId, recipients, context.loopStates, emails, now);
@@ -143,11 +153,8 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     return { kind: 'limited', turnId, reason, handedOff, morePending: (await countPendingReplies(db, threadId)) > 0 };
   }
 
-  const withheld = withheldReason({
-    emails,
-    recipients,
-    customer: { addresses: new Set(context.customer.addresses), domain: context.customer.domain, foldPlus: settings.foldPlusAddresses },
-  });
+  // Everyone who will read the reply counts: a Cc who is not the customer withholds the profile.
+  const withheld = withheldReason({ emails, recipients: [...recipients, ...reply.cc], customer });
   const profile = withheld ? null : context.profile;
   const knowledge = await findKnowledge(deps, thread.state, emails, withheld !== null);
   const prompt = assembleTurnContext({
@@ -335,6 +342,34 @@ function replyRecipient(parent: TurnMessage): string {
   return parent.replyTo ?? parent.fromAddress;
 }
 
+/**
+ * Who the reply keeps in Cc: the answered message's To and Cc under the Cc policy
+ * (src/memory/reply-cc.ts); what was left out is logged by reason, never by address.
+ */
+function replyCc(deps: TurnDeps, parent: TurnMessage, customer: CustomerIdentity): string[] {
+  const { settings } = deps;
+  if (!settings.cc || settings.cc.mode === 'none') return [];
+  const extra = new Set(settings.extraFreeMailDomains);
+  const decision = decideCc({
+    mode: settings.cc.mode,
+    to: parent.toAddresses,
+    cc: parent.ccAddresses,
+    replyTo: replyRecipient(parent),
+    sender: parent,
+    customer,
+    ownAddresses: [settings.supportAddress, ...(settings.staffAddresses ?? [])],
+    isFreeMailDomain: (domain) => FREE_MAIL_DOMAINS.has(domain) || extra.has(domain),
+    max: settings.cc.max,
+  });
+  const left = decision.dropped.filter((d) => d.reason !== 'our own address');
+  if (left.length > 0) {
+    const reasons: Record<string, number> = {};
+    for (const d of left) reasons[d.reason] = (reasons[d.reason] ?? 0) + 1;
+    deps.logger.info('Cc left out of the reply', { kept: decision.cc.length, reasons });
+  }
+  return decision.cc;
+}
+
 function replyTo(parent: TurnMessage, thread: ThreadRecord): ComposedReply {
   return composeReply({
     messageId: parent.messageId,
@@ -380,7 +415,7 @@ interface DraftToStore {
   turnId: string;
   thread: ThreadRecord;
   nextState: ThreadState;
-  reply: ComposedReply;
+  reply: ComposedReply & { cc?: readonly string[] };
   body: string;
   needsHuman: boolean;
   flags: DraftFlag[];
@@ -409,6 +444,7 @@ async function storeDraft(deps: TurnDeps, d: DraftToStore): Promise<{ draftId: s
     draft: {
       id: draftId,
       toAddress: d.reply.to,
+      ccAddresses: d.reply.cc ?? [],
       subject: d.reply.subject,
       body: d.body,
       messageId: agentMessageId(settings.messageIdSecret, d.thread.id, domainOf(settings.supportAddress)),

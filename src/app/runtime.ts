@@ -160,6 +160,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         db,
         supportAddress,
         supportName: config.supportName,
+        reply: { signature: config.reply.signature, quoteOriginal: config.reply.quoteOriginal },
         logger: logger.child('outbox'),
         ...(sender ? { sender } : {}),
         ...(drafts ? { drafts } : {}),

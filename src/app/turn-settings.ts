@@ -25,5 +25,7 @@ export function turnSettings(
     extraFreeMailDomains: config.entity.extraFreeMailDomains,
     knowledge: { tokenCap: config.knowledge.tokenCap, passages: config.knowledge.passages },
     tagVocabulary,
+    cc: { mode: config.reply.keepCc, max: config.reply.ccMax },
+    staffAddresses: config.staffAddresses,
   };
 }

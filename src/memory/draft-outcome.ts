@@ -27,8 +27,11 @@ export const MATCH_SIMILARITY = 0.3;
 export const CLOCK_SKEW_MS = 5 * 60_000;
 
 /** The word pairs (bigrams) of folded text, counted; a text of one word is that word. */
+const LINK_TARGET = /(?:https?:\/\/|mailto:)[^\s<>()[\]]*/gi;
+
 function wordPairs(text: string): Map<string, number> {
-  const words = foldText(text.slice(0, SIMILARITY_MAX_CHARS)).split(' ').filter(Boolean);
+  // Link targets are markup: a reply's HTML part shows none, its text part shows them as <url>.
+  const words = foldText(text.slice(0, SIMILARITY_MAX_CHARS).replace(LINK_TARGET, ' ')).split(' ').filter(Boolean);
   const pairs = new Map<string, number>();
   const grams = words.length < 2 ? words : words.slice(1).map((w, i) => `${words[i]!} ${w}`);
   for (const gram of grams) pairs.set(gram, (pairs.get(gram) ?? 0) + 1);
@@ -38,7 +41,8 @@ function wordPairs(text: string): Map<string, number> {
 /**
  * Similarity of two texts from 0 (nothing shared) to 1 (the same words in the same order): the
  * Dice coefficient of their word-pair multisets, 2·|A∩B| / (|A|+|B|), after folding case, accents
- * and punctuation. Linear in the (capped) text. Two empty texts are identical.
+ * and punctuation, link targets (http(s) and mailto URLs) left out. Linear in the (capped) text.
+ * Two empty texts are identical.
  */
 export function textSimilarity(a: string, b: string): number {
   const pa = wordPairs(a);

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.ts';
 import type { Db } from '../store/database.ts';
 import {
   claimDraftForSending,
+  loadAnsweredMessage,
   loadOutboxDraft,
   markAppended,
   markCopyRemoved,
@@ -16,6 +17,7 @@ import {
   staleDraftCopies,
   type OutboxDraft,
 } from '../store/outbox-store.ts';
+import { renderReply } from '../mail/reply-render.ts';
 import { mailOptions, renderMime, type DraftForMime } from './render-mime.ts';
 import type { MailSender } from './smtp-sender.ts';
 import type { DraftsFolder } from './imap-drafts.ts';
@@ -27,6 +29,8 @@ export interface OutboxDeps {
   logger: Logger;
   sender?: MailSender;
   drafts?: DraftsFolder;
+  /** How replies look (README "Replies as a mail client sends them"); plain text only when absent. */
+  reply?: { signature?: string; quoteOriginal: boolean };
   /** Waits between attempts to record a send's outcome (injectable for tests). */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -39,13 +43,22 @@ const AGENT_HEADERS = { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppr
  */
 const DRAFT_HEADERS = { 'X-Support-Agent': 'draft' };
 
-function mimeOf(deps: OutboxDeps, draft: OutboxDraft, headers: Record<string, string> = AGENT_HEADERS): DraftForMime {
+/**
+ * The message for a draft: text and HTML parts rendered from the draft's text at the moment it
+ * leaves (so a console edit is what goes out), the signature, the answered message quoted, the Cc
+ * decided at the turn.
+ */
+async function mimeOf(deps: OutboxDeps, draft: OutboxDraft, headers: Record<string, string> = AGENT_HEADERS): Promise<DraftForMime> {
+  const quote = deps.reply?.quoteOriginal ? await loadAnsweredMessage(deps.db, draft.turnId) : null;
+  const rendered = deps.reply ? renderReply({ body: draft.body, signature: deps.reply.signature, quote }) : null;
   return {
     fromAddress: deps.supportAddress,
     fromName: deps.supportName,
     to: draft.toAddress,
+    cc: draft.ccAddresses,
     subject: draft.subject,
-    body: draft.body,
+    body: rendered?.text ?? draft.body,
+    ...(rendered ? { html: rendered.html } : {}),
     messageId: draft.messageId,
     inReplyTo: draft.inReplyTo,
     references: draft.references,
@@ -93,11 +106,13 @@ export async function sendDraft(deps: OutboxDeps, draftId: string): Promise<Send
   if (draft.status === 'sent') return 'already-sent';
   if (draft.status === 'sending' || draft.status === 'send_unknown') return 'claimed-elsewhere';
   if (draft.status !== 'queued') return 'not-queued';
+  // Rendered before the claim: a failure here leaves the draft queued, not claimed.
+  const message = mailOptions(await mimeOf(deps, draft));
   if (!(await claimDraftForSending(deps.db, draftId, new Date()))) return 'claimed-elsewhere';
 
   let serverMessageId: string | null;
   try {
-    ({ serverMessageId } = await deps.sender.send(mailOptions(mimeOf(deps, draft))));
+    ({ serverMessageId } = await deps.sender.send(message));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (isAppError(error, 'SMTP_OUTCOME_UNKNOWN')) {
@@ -125,7 +140,7 @@ export async function appendDraft(deps: OutboxDeps, draftId: string): Promise<'a
   const now = await loadOutboxDraft(deps.db, draftId);
   if (now.imapAppendedAt) return 'already-appended';
   if (now.status !== 'draft') return 'not-a-draft';
-  const copy = await deps.drafts.appendOnce(now.messageId, await renderMime(mimeOf(deps, now, DRAFT_HEADERS)));
+  const copy = await deps.drafts.appendOnce(now.messageId, await renderMime(await mimeOf(deps, now, DRAFT_HEADERS)));
   await markAppended(deps.db, draftId, new Date(), copy);
   return 'appended';
 }
@@ -143,7 +158,7 @@ async function syncDraftsFolder(deps: OutboxDeps, threadId: string): Promise<voi
     await markCopyRemoved(deps.db, id);
     deps.logger.info('draft copy removed from the Drafts folder', { draftId: id, status: draft.status, removed });
     if (draft.status === 'draft') {
-      const copy = await folder.appendOnce(draft.messageId, await renderMime(mimeOf(deps, draft, DRAFT_HEADERS)));
+      const copy = await folder.appendOnce(draft.messageId, await renderMime(await mimeOf(deps, draft, DRAFT_HEADERS)));
       await markAppended(deps.db, id, new Date(), copy);
     }
   }

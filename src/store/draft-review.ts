@@ -15,6 +15,8 @@ export interface DraftCard {
   subject: string;
   body: string;
   toAddress: string;
+  /** Who the reply is copied to (decided at the turn). */
+  ccAddresses: string[];
   status: string;
   needsHuman: boolean;
   flags: DraftFlag[];
@@ -60,6 +62,7 @@ const CARD_SELECT = {
   subject: true,
   body: true,
   toAddress: true,
+  ccAddresses: true,
   status: true,
   needsHuman: true,
   flags: true,
@@ -132,6 +135,7 @@ function toCard(row: CardRow): DraftCard {
     subject: row.subject,
     body: row.body,
     toAddress: row.toAddress,
+    ccAddresses: jsonStringArray(row.ccAddresses),
     status: row.status,
     needsHuman: row.needsHuman,
     flags: draftFlags(row.flags),

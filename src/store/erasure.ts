@@ -132,6 +132,7 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
   col('Draft', 'threadId', 'exempt', ID),
   col('Draft', 'mailboxId', 'exempt', ID),
   col('Draft', 'toAddress', 'text'),
+  col('Draft', 'ccAddresses', 'json'),
   col('Draft', 'subject', 'text'),
   col('Draft', 'body', 'text'),
   col('Draft', 'messageId', 'exempt', `${ID} (on the support domain, signed)`),

@@ -11,6 +11,8 @@ export interface OutboxDraft {
   threadId: string;
   mailboxId: string;
   toAddress: string;
+  ccAddresses: string[];
+  turnId: string;
   subject: string;
   body: string;
   messageId: string;
@@ -32,6 +34,8 @@ export async function loadOutboxDraft(db: DbClient, draftId: string): Promise<Ou
     threadId: d.threadId,
     mailboxId: d.mailboxId,
     toAddress: d.toAddress,
+    ccAddresses: jsonStringArray(d.ccAddresses),
+    turnId: d.turnId,
     subject: d.subject,
     body: d.body,
     messageId: d.messageId,
@@ -43,6 +47,23 @@ export async function loadOutboxDraft(db: DbClient, draftId: string): Promise<Ou
     imapCopy: d.imapUid !== null && d.imapUidValidity !== null ? { uid: Number(d.imapUid), uidValidity: d.imapUidValidity } : null,
     createdAt: d.createdAt,
   };
+}
+
+/**
+ * The message a draft answers (the last customer message of its turn), for quoting below the
+ * reply: only that message, never the rest of the thread. Null when it is gone (erased).
+ */
+export async function loadAnsweredMessage(
+  db: DbClient,
+  turnId: string,
+): Promise<{ date: Date; fromName: string | null; fromAddress: string; text: string } | null> {
+  const m = await db.message.findFirst({
+    where: { turnId, direction: 'inbound' },
+    orderBy: [{ sentAt: 'desc' }, { receivedAt: 'desc' }, { id: 'desc' }],
+    select: { sentAt: true, receivedAt: true, fromName: true, fromAddress: true, bodyText: true },
+  });
+  if (!m || !m.fromAddress) return null;
+  return { date: m.sentAt ?? m.receivedAt, fromName: m.fromName, fromAddress: m.fromAddress, text: m.bodyText };
 }
 
 /**

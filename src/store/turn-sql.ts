@@ -33,11 +33,13 @@ const messageRow = z.object({
   references: z.unknown(),
   replyTo: z.string().nullable(),
   authDmarc: z.string().nullable(),
+  toAddresses: z.unknown(),
+  ccAddresses: z.unknown(),
 });
 
 const beginRow = z.object({ turn_id: z.string().nullable(), resumed: z.boolean(), messages: z.array(messageRow) });
 
-const MESSAGE_COLUMNS = `"id", "messageId", "syntheticId", "fromName", "fromAddress", "sentAt", "receivedAt", "extractedText", "subject", "references", "replyTo", "authDmarc"`;
+const MESSAGE_COLUMNS = `"id", "messageId", "syntheticId", "fromName", "fromAddress", "sentAt", "receivedAt", "extractedText", "subject", "references", "replyTo", "authDmarc", "toAddresses", "ccAddresses"`;
 
 const BEGIN_SQL = `
 WITH running AS (
@@ -92,6 +94,8 @@ export async function beginTurn(sql: SqlExecutor, threadId: string, newTurnId: s
       references: stringArray.catch([]).parse(m.references),
       replyTo: m.replyTo,
       authDmarc: m.authDmarc,
+      toAddresses: stringArray.catch([]).parse(m.toAddresses),
+      ccAddresses: stringArray.catch([]).parse(m.ccAddresses),
       order: [m.sentAt?.getTime() ?? Number.POSITIVE_INFINITY, m.receivedAt.getTime()] as const,
     }))
     .sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -306,17 +310,17 @@ upd AS (
   FROM c WHERE t."id" = c.j->>'threadId' AND t."version" = (c.j->>'version')::int
   RETURNING t."id"
 ), draft AS (
-  INSERT INTO "Draft" ("id", "turnId", "threadId", "mailboxId", "toAddress", "subject", "body", "messageId", "inReplyTo", "references",
+  INSERT INTO "Draft" ("id", "turnId", "threadId", "mailboxId", "toAddress", "ccAddresses", "subject", "body", "messageId", "inReplyTo", "references",
                        "needsHuman", "flags", "citations", "status", "createdAt", "updatedAt")
-  SELECT d->>'id', c.j->>'turnId', c.j->>'threadId', c.j->>'mailboxId', d->>'toAddress', d->>'subject', d->>'body', d->>'messageId',
+  SELECT d->>'id', c.j->>'turnId', c.j->>'threadId', c.j->>'mailboxId', d->>'toAddress', coalesce(d->'ccAddresses', '[]'::jsonb), d->>'subject', d->>'body', d->>'messageId',
          d->>'inReplyTo', d->'references', (d->>'needsHuman')::boolean, d->'flags', coalesce(d->'citations', '[]'::jsonb), d->>'status', (c.j->>'now')::timestamp, (c.j->>'now')::timestamp
   FROM c CROSS JOIN upd CROSS JOIN LATERAL (SELECT c.j->'draft' AS d) x
   RETURNING "id"
 ), outbound AS (
-  INSERT INTO "Message" ("id", "mailboxId", "messageId", "threadId", "direction", "author", "source", "fromAddress", "fromName", "toAddresses", "subject",
+  INSERT INTO "Message" ("id", "mailboxId", "messageId", "threadId", "direction", "author", "source", "fromAddress", "fromName", "toAddresses", "ccAddresses", "subject",
                          "inReplyTo", "references", "sentAt", "receivedAt", "bodyText", "extractedText", "status")
   SELECT c.j->>'outboundId', c.j->>'mailboxId', d->>'messageId', c.j->>'threadId', 'outbound', 'agent', 'agent', c.j->>'fromAddress', c.j->>'fromName',
-         jsonb_build_array(d->>'toAddress'), d->>'subject', d->>'inReplyTo', d->'references', (c.j->>'now')::timestamp, (c.j->>'now')::timestamp,
+         jsonb_build_array(d->>'toAddress'), coalesce(d->'ccAddresses', '[]'::jsonb), d->>'subject', d->>'inReplyTo', d->'references', (c.j->>'now')::timestamp, (c.j->>'now')::timestamp,
          d->>'body', d->>'body', d->>'status'
   FROM c CROSS JOIN upd CROSS JOIN LATERAL (SELECT c.j->'draft' AS d) x
   RETURNING "id"
@@ -368,6 +372,8 @@ export interface TurnCommitSql {
   draft: {
     id: string;
     toAddress: string;
+    /** Who the reply is copied to (src/memory/reply-cc.ts). */
+    ccAddresses?: readonly string[];
     subject: string;
     body: string;
     messageId: string;

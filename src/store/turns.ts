@@ -13,6 +13,9 @@ export interface TurnMessage extends IncomingEmail {
   references: string[];
   replyTo: string | null;
   authDmarc: string | null;
+  /** Its To and Cc, as stored: who the reply may keep in Cc (src/memory/reply-cc.ts). */
+  toAddresses: string[];
+  ccAddresses: string[];
 }
 
 export interface ThreadRecord {
@@ -80,6 +83,8 @@ export async function loadTurnMessages(db: DbClient, turnId: string): Promise<Tu
     references: jsonStringArray(m.references),
     replyTo: m.replyTo,
     authDmarc: m.authDmarc,
+    toAddresses: jsonStringArray(m.toAddresses),
+    ccAddresses: jsonStringArray(m.ccAddresses),
   }));
 }
 

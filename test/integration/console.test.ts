@@ -317,6 +317,15 @@ describe('the review console', () => {
     expect(sink.messages.filter((m) => m.messageId === alice.draft.messageId)).toHaveLength(1);
   }, 60_000);
 
+  it('a draft card shows who the reply is copied to, escaped', async () => {
+    const dan = await customerWrites({ from: 'dan@example.net' });
+    await runtime.db.draft.update({ where: { id: dan.draft.id }, data: { ccAddresses: ['erin@example.net', '<b>x</b>@example.net'] } });
+    const page = await operatorPage();
+    const card = page.locator(`#draft-${dan.draft.id}`);
+    expect(await textOf(card.locator('.draft-cc'))).toBe('Cc erin@example.net, <b>x</b>@example.net');
+    expect(await card.locator('.draft-cc b').count()).toBe(0);
+  });
+
   it('edit then send sends the edited body', async () => {
     const carol = await customerWrites({ from: 'carol@example.com' });
     const before = sink.messages.length;

@@ -90,6 +90,8 @@ describe('a forged From with a stranger in Cc', () => {
     expect(forged.threadId).toBe(real.threadId);
     const toAlice = await draftFor(real.threadId!, 2);
     expect(toAlice.toAddress).toBe('alice@alicecorp.example');
+    // Nor is she copied on Alice's reply: an unauthenticated From widens no audience (reply-cc.ts).
+    expect(toAlice.ccAddresses).toEqual([]);
 
     // Mallory replies by headers: she is a participant now, so she joins the thread...
     const mallory = await h.ingest(

@@ -23,6 +23,8 @@ export interface ReceivedMail {
   messageId: string | null;
   /** The plain-text body as mailparser sees it ('' when absent). */
   text: string;
+  /** The HTML body as mailparser sees it ('' when absent). */
+  html: string;
   /** The id the server reported in its `250 Ok: queued as <id>` reply. */
   queuedAs: string;
   /** The username that authenticated the session, or null. */
@@ -161,6 +163,7 @@ export async function startSmtpSink(options?: SmtpSinkOptions): Promise<SmtpSink
               subject: parsed.subject ?? '',
               messageId: parsed.messageId ?? null,
               text: parsed.text ?? '',
+              html: typeof parsed.html === 'string' ? parsed.html : '',
               queuedAs,
               authenticatedUser: typeof session.user === 'string' ? session.user : null,
             });

@@ -48,3 +48,29 @@ describe('configuration: reading mail', () => {
     expect(rejected({ PARSE_WORKER_MEMORY: '8' })).toMatch(/PARSE_WORKER_MEMORY/);
   });
 });
+
+describe('configuration: how replies look and who they go to', () => {
+  it('defaults: no signature, the original quoted, Cc kept, at most 10', () => {
+    expect(loadConfig({}).reply).toEqual({ signature: '', quoteOriginal: true, keepCc: 'all', ccMax: 10 });
+  });
+
+  it('reads a signature with \\n line breaks, and the Cc modes', () => {
+    expect(loadConfig({ REPLY_SIGNATURE: '  Acme Support\\nhttps://acme.example  ' }).reply.signature).toBe(
+      'Acme Support\nhttps://acme.example',
+    );
+    expect(loadConfig({ REPLY_KEEP_CC: 'customer' }).reply.keepCc).toBe('customer');
+    expect(loadConfig({ REPLY_KEEP_CC: 'false' }).reply.keepCc).toBe('none');
+    expect(loadConfig({ REPLY_KEEP_CC: 'yes' }).reply.keepCc).toBe('all');
+    expect(loadConfig({ REPLY_QUOTE_ORIGINAL: 'no' }).reply.quoteOriginal).toBe(false);
+  });
+
+  it.each([
+    ['REPLY_KEEP_CC', 'everyone'],
+    ['REPLY_CC_MAX', '0'],
+    ['REPLY_CC_MAX', '500'],
+    ['REPLY_SIGNATURE', 'x'.repeat(2001)],
+    ['REPLY_QUOTE_ORIGINAL', 'maybe'],
+  ])('refuses %s=%s, naming it', (name, value) => {
+    expect(rejected({ [name]: value })).toMatch(new RegExp(name));
+  });
+});

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { renderReply } from '../../src/mail/reply-render.ts';
+import { extractReplyText } from '../../src/mail/reply-text.ts';
 import { settleDrafts, textSimilarity, type PendingDraft } from '../../src/memory/draft-outcome.ts';
 
 describe('text similarity', () => {
@@ -65,5 +67,19 @@ describe('settling drafts from what the team sent', () => {
         draft('d1', 'refund approved', 0),
       ]),
     ).toEqual([{ draftId: 'd1', outcome: 'replaced', similarity: null, match: null }]);
+  });
+});
+
+describe('similarity of a Markdown draft to what a mail client sent', () => {
+  it('counts a draft sent as-is as the same text, whichever part the sent copy was read from', () => {
+    const body =
+      'Hello Alice,\n\nTo export:\n\n1. open **Settings**\n2. choose *Export*\n\nSee [the guide](https://acme.example/guide).\n\nBest,\nAcme';
+    const sent = renderReply({
+      body,
+      signature: 'Acme Support',
+      quote: { date: new Date(), fromName: 'Alice', fromAddress: 'alice@x.example', text: 'How do I export?' },
+    });
+    expect(textSimilarity(extractReplyText({ text: sent.text, html: sent.html }), body)).toBe(1);
+    expect(textSimilarity(extractReplyText({ text: sent.text, html: null }), body)).toBe(1);
   });
 });

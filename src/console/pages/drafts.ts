@@ -155,6 +155,7 @@ export function draftCard(draft: DraftCard, session: Session, returnTo: ReturnTo
   <p>
     ${draft.needsHuman ? html`<span class="badge badge-human">Needs a human</span> ` : ''}${statusBadge(draft.status)}
     To <a href="/customers/${thread.customer.id}">${customerLabel(thread.customer, draft.toAddress)}</a>
+    ${draft.ccAddresses.length > 0 ? html`· <span class="draft-cc">Cc ${draft.ccAddresses.join(', ')}</span>` : ''}
     · drafted ${time(draft.createdAt)}${draft.sentAt ? html` · sent ${time(draft.sentAt)}` : ''}
     ${returnTo === 'drafts' ? html`· <a href="/threads/${thread.id}" aria-describedby="${titleId}">Open thread</a>` : ''}
   </p>

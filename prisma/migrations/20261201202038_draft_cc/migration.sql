@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Draft" ADD COLUMN     "ccAddresses" JSONB NOT NULL DEFAULT '[]';
