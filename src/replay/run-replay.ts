@@ -75,7 +75,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       const imported = await importKnowledge(
         runtime.db,
         options.knowledge,
-        { maxFileBytes: options.config.knowledge.maxFileBytes },
+        runtime.kbImportOptions(),
         clock.now(),
       );
       for (const skipped of imported.skipped)
