@@ -13,6 +13,7 @@ import { cosineTopK, reciprocalRankFusion, unitVector, type VectorHit } from '..
 import { describeError } from '../errors.ts';
 import {
   kbPassagesToEmbed,
+  kbVectorIds,
   kbVectorsVersion,
   loadKbPassages,
   loadKbVectors,
@@ -28,12 +29,16 @@ export interface VectorIndex {
 
 /**
  * Brute-force cosine over every passage vector of the model, held in this process as unit-length
- * 32-bit floats and reloaded when the stored set changes (one small query per search checks).
- * Memory is passages × dimensions × 4 bytes; see README "Knowledge base" for where it stops
- * being fine.
+ * 32-bit floats. Each search checks (one small query) whether the stored set changed; when it did,
+ * only the vectors of passages not held yet are read (an import of a few documents reads theirs,
+ * not the whole base). Memory is passages × dimensions × 4 bytes; see README "Knowledge base" for
+ * where it stops being fine.
  */
 export class InProcessVectorIndex implements VectorIndex {
-  private loaded: { model: string; version: string; vectors: Array<{ id: string; vector: Float32Array }> } | null = null;
+  private model: string | null = null;
+  private version: string | null = null;
+  private held = new Map<string, Float32Array>();
+  private list: Array<{ id: string; vector: Float32Array }> = [];
   private loading: Promise<void> | null = null;
 
   constructor(private readonly sql: SqlExecutor) {}
@@ -41,26 +46,35 @@ export class InProcessVectorIndex implements VectorIndex {
   async nearest(model: string, query: readonly number[], limit: number): Promise<VectorHit[]> {
     const unit = unitVector(query);
     if (!unit) return [];
-    const vectors = await this.vectors(model);
-    return cosineTopK(unit, vectors, limit);
+    await this.refresh(model);
+    return cosineTopK(unit, this.list, limit);
   }
 
-  private async vectors(model: string): Promise<Array<{ id: string; vector: Float32Array }>> {
+  private async refresh(model: string): Promise<void> {
     const version = await kbVectorsVersion(this.sql, model);
-    if (this.loaded?.model === model && this.loaded.version === version) return this.loaded.vectors;
+    if (this.model === model && this.version === version) return;
     // Concurrent searches share one reload.
     this.loading ??= (async () => {
-      const rows = await loadKbVectors(this.sql, model);
-      const vectors = rows.flatMap(({ id, vector }) => {
+      if (this.model !== model) this.held = new Map();
+      const ids = await kbVectorIds(this.sql, model);
+      const missing = ids.filter((id) => !this.held.has(id));
+      const next = new Map<string, Float32Array>();
+      for (const id of ids) {
+        const vector = this.held.get(id);
+        if (vector) next.set(id, vector);
+      }
+      for (const { id, vector } of await loadKbVectors(this.sql, model, missing)) {
         const unit = unitVector(vector);
-        return unit ? [{ id, vector: unit }] : [];
-      });
-      this.loaded = { model, version, vectors };
+        if (unit) next.set(id, unit);
+      }
+      this.held = next;
+      this.list = [...next].map(([id, vector]) => ({ id, vector }));
+      this.model = model;
+      this.version = version;
     })().finally(() => {
       this.loading = null;
     });
     await this.loading;
-    return this.loaded?.vectors ?? [];
   }
 }
 

@@ -280,39 +280,49 @@ export async function kbVectorsVersion(sql: SqlExecutor, model: string): Promise
   return `${String(row?.['n'] ?? 0)}@${String(row?.['at'] ?? '')}`;
 }
 
+/** The ids of the passages with a vector of `model`. */
+export async function kbVectorIds(sql: SqlExecutor, model: string): Promise<string[]> {
+  const rows = await sql.query(`SELECT "id" FROM "KbPassage" WHERE "embeddingModel" = $1 AND "embedding" IS NOT NULL`, [model]);
+  return rows.map((r) => String(r['id']));
+}
+
 /**
- * Every passage vector of `model`, read in PostgreSQL's binary array form (`array_send`: no text
- * to parse, 4 bytes a dimension) into 32-bit floats.
+ * The vectors of these passages (those still embedded by `model`) as 32-bit floats. Read as the
+ * array's text and parsed here: PGlite decodes a binary (`array_send`) or `real[]` result several
+ * times slower than it prints the text.
  */
-export async function loadKbVectors(sql: SqlExecutor, model: string): Promise<Array<{ id: string; vector: Float32Array }>> {
-  const rows = await sql.query(
-    `SELECT "id", array_send("embedding") AS "v" FROM "KbPassage" WHERE "embeddingModel" = $1 AND "embedding" IS NOT NULL`,
-    [model],
-  );
+export async function loadKbVectors(
+  sql: SqlExecutor,
+  model: string,
+  ids: readonly string[],
+): Promise<Array<{ id: string; vector: Float32Array }>> {
   const out: Array<{ id: string; vector: Float32Array }> = [];
-  for (const r of rows) {
-    const vector = realArrayFromBinary(r['v']);
-    if (vector) out.push({ id: String(r['id']), vector });
+  for (let start = 0; start < ids.length; start += 5_000) {
+    const rows = await sql.query(
+      `SELECT "id", "embedding"::text AS "v" FROM "KbPassage"
+       WHERE "embeddingModel" = $1 AND "embedding" IS NOT NULL AND "id" IN (SELECT jsonb_array_elements_text($2::jsonb))`,
+      [model, JSON.stringify(ids.slice(start, start + 5_000))],
+    );
+    for (const r of rows) {
+      const vector = realArrayFromText(r['v']);
+      if (vector) out.push({ id: String(r['id']), vector });
+    }
   }
   return out;
 }
 
-/** A one-dimensional `real[]` without nulls in PostgreSQL's binary array format; null otherwise. */
-function realArrayFromBinary(value: unknown): Float32Array | null {
-  if (!(value instanceof Uint8Array)) return null;
-  const view = new DataView(value.buffer, value.byteOffset, value.byteLength);
-  if (value.byteLength < 20 || view.getInt32(0) !== 1 || view.getInt32(4) !== 0 || view.getUint32(8) !== FLOAT4_OID) return null;
-  const length = view.getInt32(12);
-  if (length < 0 || value.byteLength !== 20 + length * 8) return null;
-  const out = new Float32Array(length);
-  for (let i = 0, at = 20; i < length; i++, at += 8) {
-    if (view.getInt32(at) !== 4) return null;
-    out[i] = view.getFloat32(at + 4);
+/** A one-dimensional `real[]` as PostgreSQL prints it (`{0.1,-2e-05,…}`); null if anything is not a finite number. */
+function realArrayFromText(value: unknown): Float32Array | null {
+  if (typeof value !== 'string' || !value.startsWith('{') || !value.endsWith('}')) return null;
+  const parts = value.slice(1, -1).split(',');
+  const out = new Float32Array(parts.length);
+  for (let i = 0; i < parts.length; i++) {
+    const n = Number(parts[i]);
+    if (!Number.isFinite(n)) return null;
+    out[i] = n;
   }
   return out;
 }
-
-const FLOAT4_OID = 700;
 
 /** Passages by id (those that still exist), for results found by meaning alone. */
 export async function loadKbPassages(sql: SqlExecutor, ids: readonly string[]): Promise<KnowledgePassage[]> {
@@ -329,4 +339,10 @@ export async function loadKbPassages(sql: SqlExecutor, ids: readonly string[]): 
     text: String(r['text']),
     score: 0,
   }));
+}
+
+/** The document a passage belongs to, or null when the passage no longer exists. */
+export async function kbPassageDocument(sql: SqlExecutor, passageId: string): Promise<string | null> {
+  const [row] = await sql.query(`SELECT "documentId" FROM "KbPassage" WHERE "id" = $1`, [passageId]);
+  return row ? String(row['documentId']) : null;
 }
