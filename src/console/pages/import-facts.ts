@@ -4,7 +4,7 @@
  * and any problem is shown with its line or entry, nothing imported.
  */
 import { IMPORT_FORMATS, importFactsContent } from '../../app/import-facts.ts';
-import { AppError, isAppError } from '../../errors.ts';
+import { isAppError, type AppError } from '../../errors.ts';
 import type { ConsoleContext, Session } from '../context.ts';
 import { csrfField } from '../csrf.ts';
 import { html, type SafeHtml } from '../html.ts';
