@@ -174,6 +174,11 @@ const envSchema = z.object({
   KB_PASSAGES: z.coerce.number().int().min(0).max(20).default(4),
   KB_MAX_FILE_BYTES: byteSize.default(20 * 1024 * 1024),
   KB_PDF_TIMEOUT: duration.default(20_000),
+  OPENAI_EMBEDDING_MODEL: z.string().trim().min(1).max(200).optional(),
+  KB_EMBEDDING_BATCH: z.coerce.number().int().min(1).max(2048).default(64),
+  KB_EMBEDDING_INPUT_TOKENS: z.coerce.number().int().min(16).max(8000).default(2000),
+  KB_EMBEDDING_TIMEOUT: duration.default(15_000),
+  CONSOLE_UPLOAD_MAX_BYTES: byteSize.default(5 * 1024 * 1024),
 
   // reading mail
   MAX_MESSAGE_BYTES: byteSize.default(40 * 1024 * 1024),
@@ -304,6 +309,22 @@ function grouped(e: z.output<typeof envSchema>) {
       passages: e.KB_PASSAGES,
       maxFileBytes: e.KB_MAX_FILE_BYTES,
       pdfTimeoutMs: e.KB_PDF_TIMEOUT,
+      /** Passage and question vectors from an OpenAI-compatible embeddings endpoint (OPENAI_BASE_URL, OPENAI_API_KEY); null: lexical only. */
+      embeddings: e.OPENAI_EMBEDDING_MODEL
+        ? {
+            model: e.OPENAI_EMBEDDING_MODEL,
+            apiKey: e.OPENAI_API_KEY,
+            baseUrl: e.OPENAI_BASE_URL,
+            /** Inputs per request. */
+            batch: e.KB_EMBEDDING_BATCH,
+            /** Each input is cut to this many tokens before it is sent. */
+            inputTokens: e.KB_EMBEDDING_INPUT_TOKENS,
+            timeoutMs: e.KB_EMBEDDING_TIMEOUT,
+            maxRetries: e.OPENAI_MAX_RETRIES,
+          }
+        : null,
+      /** The console's upload forms (knowledge files, fact imports) take at most this many bytes. */
+      uploadMaxBytes: e.CONSOLE_UPLOAD_MAX_BYTES,
     },
     /** Reading mail: the size cap and the parse workers' number and per-message bounds. */
     mail: {
@@ -361,6 +382,13 @@ function crossChecks(e: z.output<typeof envSchema>, ctx: z.RefinementCtx): void 
       code: 'custom',
       path: ['LLM_PROVIDER'],
       message: 'openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)',
+    });
+  }
+  if (e.OPENAI_EMBEDDING_MODEL && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['OPENAI_EMBEDDING_MODEL'],
+      message: 'embeddings need OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)',
     });
   }
   if (e.MAIL_AUTH === 'oauth2') {

@@ -30,6 +30,7 @@ import { traceProfileFacts, type ContextTrace } from '../memory/profile-trace.ts
 import { activeFacts } from '../memory/profile-view.ts';
 import type { MessageTurn } from '../llm/contracts.ts';
 import { searchKbPassages } from '../store/knowledge.ts';
+import type { KnowledgeSearch } from './knowledge-search.ts';
 import { applyPins, applyTurnUpdate, buildCompressionPrompt, type TurnStateUpdate } from '../memory/thread-state.ts';
 import { countTokens } from '../memory/tokens.ts';
 import type { Db } from '../store/database.ts';
@@ -80,6 +81,8 @@ export interface TurnDeps {
   settings: TurnSettings;
   logger: Logger;
   now: () => Date;
+  /** Knowledge retrieval (lexical, or fused with embeddings); the lexical search alone when absent. */
+  knowledge?: KnowledgeSearch;
 }
 
 /**
@@ -296,6 +299,7 @@ async function findKnowledge(
     currentIntent: withheld ? '' : state.currentIntent,
     tags: withheld ? [] : state.tags,
   });
+  if (deps.knowledge) return (await deps.knowledge.search(query, settings.passages)).hits;
   return searchKbPassages(deps.sql, kbQueryTerms(query), settings.passages);
 }
 

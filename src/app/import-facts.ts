@@ -139,6 +139,11 @@ async function readImport(file: string): Promise<ImportRow[]> {
   if (size > MAX_IMPORT_BYTES)
     throw new AppError('INPUT_INVALID', `${file}: ${size} bytes is over the ${MAX_IMPORT_BYTES}-byte limit for an import`);
   const content = await readFile(file, 'utf8').catch(cannotRead);
+  return checkedRows(file, content);
+}
+
+/** The rows of a file's content (JSON when its name ends in .json, else CSV), every one checked. */
+function checkedRows(file: string, content: string): ImportRow[] {
   const rows = path.extname(file).toLowerCase() === '.json' ? jsonRows(file, content) : csvRows(file, content);
   for (const row of rows) {
     if (!normaliseAddress(row.address))
@@ -159,7 +164,32 @@ export async function importFacts(
   entityKey: EntityKeyOptions,
   file: string,
 ): Promise<{ facts: number; customers: number }> {
-  const rows = await readImport(file);
+  return storeRows(db, policy, entityKey, path.basename(file), await readImport(file));
+}
+
+/**
+ * The same import from an uploaded file's content (the console's Import form): `fileName` says
+ * CSV or JSON and names the file in errors and in the decision trail.
+ */
+export async function importFactsContent(
+  db: Db,
+  policy: PromotionPolicy,
+  entityKey: EntityKeyOptions,
+  fileName: string,
+  content: string,
+): Promise<{ facts: number; customers: number }> {
+  if (Buffer.byteLength(content) > MAX_IMPORT_BYTES)
+    throw new AppError('INPUT_INVALID', `${fileName}: over the ${MAX_IMPORT_BYTES}-byte limit for an import`);
+  return storeRows(db, policy, entityKey, fileName, checkedRows(fileName, content));
+}
+
+async function storeRows(
+  db: Db,
+  policy: PromotionPolicy,
+  entityKey: EntityKeyOptions,
+  fileName: string,
+  rows: ImportRow[],
+): Promise<{ facts: number; customers: number }> {
   const customers = new Set<string>();
   for (const row of rows) {
     const address = normaliseAddress(row.address)!;
@@ -170,7 +200,7 @@ export async function importFacts(
       value: row.value,
       ...(row.category ? { category: row.category } : {}),
       origin: 'import',
-      actor: `import ${path.basename(file)}`,
+      actor: `import ${fileName}`,
     });
   }
   return { facts: rows.length, customers: customers.size };

@@ -11,6 +11,10 @@ import { AppError } from '../errors.ts';
 import { kbFormatOf, normaliseLang, normaliseTags, parseKbDocument, type KbFormat } from '../memory/knowledge.ts';
 import { DEFAULT_PDF_LIMITS, pdfText, type PdfLimits } from '../knowledge/pdf-text.ts';
 import type { Db } from '../store/database.ts';
+import type { SqlExecutor } from '../store/sql.ts';
+import type { Embedder } from '../llm/embeddings.ts';
+import type { Logger } from '../logger.ts';
+import { embedPendingPassages, type EmbedReport } from './knowledge-search.ts';
 import { listKbDocuments, removeKbDocuments, storeKbDocument } from '../store/knowledge.ts';
 
 export interface KbImportOptions {
@@ -23,6 +27,8 @@ export interface KbImportOptions {
   /** A larger file is skipped (reported), never read whole. */
   maxFileBytes?: number;
   pdf?: PdfLimits;
+  /** Give passages vectors after storing (OPENAI_EMBEDDING_MODEL): new and changed ones, or all after a model change. */
+  embeddings?: { embedder: Embedder; batch: number; logger: Logger; sql: SqlExecutor };
 }
 
 export const KB_MAX_FILE_BYTES = 20 * 1024 * 1024;
@@ -34,6 +40,8 @@ export interface KbImportReport {
   removed: number;
   skipped: Array<{ source: string; reason: string }>;
   passages: number;
+  /** What the embeddings pass did (null when embeddings are not configured). */
+  embeddings: EmbedReport | null;
 }
 
 interface KbFile {
@@ -48,63 +56,112 @@ export async function importKnowledge(
   options: KbImportOptions = {},
   now = new Date(),
 ): Promise<KbImportReport> {
-  const report: KbImportReport = { created: [], updated: [], unchanged: [], removed: 0, skipped: [], passages: 0 };
+  const report: KbImportReport = { created: [], updated: [], unchanged: [], removed: 0, skipped: [], passages: 0, embeddings: null };
   const files = await knowledgeFiles(inputs);
-  const defaultLang = normaliseLang(options.lang);
-  if (options.lang && !defaultLang) throw new AppError('USAGE', `--lang: "${options.lang.slice(0, 20)}" is not a two-letter language code`);
-  const extraTags = normaliseTags(options.tags ?? []);
-  const maxBytes = options.maxFileBytes ?? KB_MAX_FILE_BYTES;
+  const settings = importSettings(options);
   for (const { file, source, format } of files) {
-    const bytes = await readCapped(file, maxBytes);
+    const bytes = await readCapped(file, settings.maxBytes);
     if (!bytes) {
-      report.skipped.push({ source, reason: `larger than ${maxBytes} bytes` });
+      report.skipped.push({ source, reason: `larger than ${settings.maxBytes} bytes` });
       continue;
     }
-    let content: string;
-    let pdfTitle: string | null = null;
-    if (format === 'pdf') {
-      const pdf = await pdfText(bytes, options.pdf ?? DEFAULT_PDF_LIMITS);
-      if (!pdf.ok) {
-        report.skipped.push({ source, reason: pdf.reason });
-        continue;
-      }
-      content = pdf.text;
-      pdfTitle = pdf.title;
-    } else {
-      content = new TextDecoder('utf-8').decode(bytes);
-    }
-    const fallback = path
-      .basename(file)
-      .replace(/\.[^.]+$/, '')
-      .replace(/[-_]+/g, ' ');
-    const parsed = parseKbDocument(content, format, pdfTitle ?? fallback);
-    if (parsed.passages.length === 0) {
-      report.skipped.push({ source, reason: 'no text' });
-      continue;
-    }
-    const outcome = await storeKbDocument(
-      db,
-      {
-        source,
-        title: parsed.title,
-        format,
-        lang: parsed.lang ?? defaultLang,
-        tags: normaliseTags([...parsed.tags, ...extraTags]),
-        contentHash: createHash('sha256').update(bytes).digest('hex'),
-        bytes: bytes.length,
-        passages: parsed.passages,
-      },
-      now,
-    );
-    report[outcome.kind].push(source);
-    report.passages += parsed.passages.length;
+    await importOne(db, report, { source, format, bytes, fileName: path.basename(file) }, settings, now);
   }
   if (options.prune) {
     const seen = new Set(files.map((f) => f.source));
     const gone = (await listKbDocuments(db)).filter((d) => !seen.has(d.source)).map((d) => d.id);
     report.removed = await removeKbDocuments(db, gone);
   }
+  if (options.embeddings) report.embeddings = await embedPending(options.embeddings, now);
   return report;
+}
+
+/**
+ * One uploaded file (the console's import form): the same reading, splitting and storing as a
+ * file on disk, keyed by its file name. The caller has already capped its size.
+ */
+export async function importKnowledgeUpload(
+  db: Db,
+  upload: { name: string; bytes: Uint8Array },
+  options: KbImportOptions = {},
+  now = new Date(),
+): Promise<KbImportReport> {
+  const report: KbImportReport = { created: [], updated: [], unchanged: [], removed: 0, skipped: [], passages: 0, embeddings: null };
+  const fileName = path
+    .basename(upload.name.replace(/\\/g, '/'))
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .slice(0, 200);
+  const format = kbFormatOf(fileName);
+  if (!format)
+    throw new AppError('INPUT_INVALID', `${fileName || 'the file'}: not a Markdown, HTML, text or PDF file (.md, .html, .txt, .pdf)`);
+  const settings = importSettings(options);
+  if (upload.bytes.length > settings.maxBytes) {
+    report.skipped.push({ source: fileName, reason: `larger than ${settings.maxBytes} bytes` });
+    return report;
+  }
+  await importOne(db, report, { source: fileName, format, bytes: Buffer.from(upload.bytes), fileName }, settings, now);
+  if (options.embeddings) report.embeddings = await embedPending(options.embeddings, now);
+  return report;
+}
+
+function importSettings(options: KbImportOptions): { defaultLang: string | null; extraTags: string[]; maxBytes: number; pdf: PdfLimits } {
+  const defaultLang = normaliseLang(options.lang);
+  if (options.lang && !defaultLang) throw new AppError('USAGE', `--lang: "${options.lang.slice(0, 20)}" is not a two-letter language code`);
+  return {
+    defaultLang,
+    extraTags: normaliseTags(options.tags ?? []),
+    maxBytes: options.maxFileBytes ?? KB_MAX_FILE_BYTES,
+    pdf: options.pdf ?? DEFAULT_PDF_LIMITS,
+  };
+}
+
+async function importOne(
+  db: Db,
+  report: KbImportReport,
+  file: { source: string; format: KbFormat; bytes: Buffer; fileName: string },
+  settings: ReturnType<typeof importSettings>,
+  now: Date,
+): Promise<void> {
+  const { source, format, bytes } = file;
+  let content: string;
+  let pdfTitle: string | null = null;
+  if (format === 'pdf') {
+    const pdf = await pdfText(bytes, settings.pdf);
+    if (!pdf.ok) {
+      report.skipped.push({ source, reason: pdf.reason });
+      return;
+    }
+    content = pdf.text;
+    pdfTitle = pdf.title;
+  } else {
+    content = new TextDecoder('utf-8').decode(bytes);
+  }
+  const fallback = file.fileName.replace(/\.[^.]+$/, '').replace(/[-_]+/g, ' ');
+  const parsed = parseKbDocument(content, format, pdfTitle ?? fallback);
+  if (parsed.passages.length === 0) {
+    report.skipped.push({ source, reason: 'no text' });
+    return;
+  }
+  const outcome = await storeKbDocument(
+    db,
+    {
+      source,
+      title: parsed.title,
+      format,
+      lang: parsed.lang ?? settings.defaultLang,
+      tags: normaliseTags([...parsed.tags, ...settings.extraTags]),
+      contentHash: createHash('sha256').update(bytes).digest('hex'),
+      bytes: bytes.length,
+      passages: parsed.passages,
+    },
+    now,
+  );
+  report[outcome.kind].push(source);
+  report.passages += parsed.passages.length;
+}
+
+function embedPending(embeddings: NonNullable<KbImportOptions['embeddings']>, now: Date): Promise<EmbedReport> {
+  return embedPendingPassages(embeddings.sql, embeddings.embedder, embeddings.batch, embeddings.logger, () => now);
 }
 
 /** The files to import, each with its source key, sorted; files of other kinds are ignored. */

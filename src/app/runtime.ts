@@ -23,6 +23,10 @@ import { ensureMailbox, type MailboxRecord } from '../store/mailboxes.ts';
 import { migrateIfNeeded } from '../store/migrator.ts';
 import { bullmqScheduler } from './bullmq-scheduler.ts';
 import type { TurnDeps } from './handle-thread-turn.ts';
+import { OpenAiEmbedder, type Embedder } from '../llm/embeddings.ts';
+import { InProcessVectorIndex, KnowledgeSearch } from './knowledge-search.ts';
+import type { KbImportOptions } from './import-knowledge.ts';
+import { DEFAULT_PDF_LIMITS } from '../knowledge/pdf-text.ts';
 import { ingestSettings } from './ingest-settings.ts';
 import { createPipeline, type Pipeline, type Scheduler } from './pipeline.ts';
 import { loadPolicyFile } from './policy-file.ts';
@@ -44,6 +48,12 @@ export interface Runtime {
   redis(): Redis;
   queues(): JobQueues;
   turnDeps(): TurnDeps;
+  /** Passage and question vectors (OPENAI_EMBEDDING_MODEL); null when not configured. */
+  embedder: Embedder | null;
+  /** Knowledge retrieval: lexical, fused with the ranking by meaning when embeddings are configured. */
+  knowledge: KnowledgeSearch;
+  /** What every knowledge import uses from the configuration: size caps, PDF limits, embeddings. */
+  kbImportOptions(): KbImportOptions;
   promotionDeps(): PromotionDeps;
   outboxDeps(): OutboxDeps;
   /**
@@ -113,6 +123,13 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
   let sent: SentFolder | null = null;
   let defaultPipeline: Pipeline | null = null;
   const now = options.now ?? (() => new Date());
+  const embeddings = config.knowledge.embeddings;
+  const embedder = embeddings ? new OpenAiEmbedder(embeddings, logger.child('embeddings')) : null;
+  const knowledge = new KnowledgeSearch(
+    database.sql,
+    embedder ? { embedder, index: new InProcessVectorIndex(database.sql) } : null,
+    logger.child('knowledge'),
+  );
 
   const runtime: Runtime = {
     config,
@@ -126,6 +143,15 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     imapConfigured,
     imapLogin,
     now,
+    embedder,
+    knowledge,
+    kbImportOptions: () => ({
+      maxFileBytes: config.knowledge.maxFileBytes,
+      pdf: { ...DEFAULT_PDF_LIMITS, timeoutMs: config.knowledge.pdfTimeoutMs },
+      ...(embedder && embeddings
+        ? { embeddings: { embedder, batch: embeddings.batch, logger: logger.child('embeddings'), sql: database.sql } }
+        : {}),
+    }),
     redis: () => (redis ??= createRedis(config.redisUrl, { forWorker: options.longRunning ?? false })),
     queues: () => (queues ??= new JobQueues(runtime.redis(), config.queuePrefix)),
     turnDeps: () => ({
@@ -136,6 +162,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       settings: turnSettings(config, ingest.messageIdSecret, supportAddress, policy.tags.vocabulary),
       logger: logger.child('turn'),
       now,
+      knowledge,
     }),
     promotionDeps: () => ({
       db,

@@ -34,6 +34,15 @@ import { skippedPage } from './pages/skipped.ts';
 import { consoleSite, requestGuard } from './request-guard.ts';
 import { securityHeaders } from './security-headers.ts';
 import { STYLESHEET, STYLESHEET_PATH } from './styles.ts';
+import { UPLOAD_PATHS, uploadBodyLimit } from './uploads.ts';
+import { importFactsAction } from './pages/import-facts.ts';
+import {
+  knowledgeDocumentPage,
+  knowledgeImportAction,
+  knowledgePage,
+  knowledgePassageRedirect,
+  knowledgeRemoveAction,
+} from './pages/knowledge.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -89,7 +98,9 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
     c.set('runtime', runtime);
     await next();
   });
-  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('The form is too large.', 413) }));
+  const formLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('The form is too large.', 413) });
+  const uploadLimit = uploadBodyLimit(runtime.config.knowledge.uploadMaxBytes);
+  app.use('*', (c, next) => (UPLOAD_PATHS.has(new URL(c.req.url).pathname) ? uploadLimit(c, next) : formLimit(c, next)));
   app.onError(handleError);
   app.notFound((c) => errorPage(c, 404, 'Not found', 'There is no page here.'));
 
@@ -126,6 +137,7 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   app.get('/messages/:id/original.eml', originalMessageDownload);
 
   app.get('/customers', customersPage);
+  app.post('/customers/import', importFactsAction);
   app.get('/customers/:id', profilePage);
   app.post('/customers/:id/facts', setFactAction);
   app.post('/customers/:id/promote', promoteCustomerAction);
@@ -135,6 +147,12 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   app.post('/customers/:id/erase', eraseAction);
   app.post('/facts/:id/correct', correctFactAction);
   app.post('/facts/:id/delete', deleteFactAction);
+
+  app.get('/knowledge', knowledgePage);
+  app.post('/knowledge/import', knowledgeImportAction);
+  app.get('/knowledge/passage/:id', knowledgePassageRedirect);
+  app.get('/knowledge/:id', knowledgeDocumentPage);
+  app.post('/knowledge/:id/remove', knowledgeRemoveAction);
 
   app.get('/quality', qualityPage);
   app.get('/skipped', skippedPage);

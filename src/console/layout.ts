@@ -28,6 +28,7 @@ const NOTICES = {
   'fact-stale': { kind: 'warning', text: 'That fact had already been changed or deleted, so nothing was done.' },
   erased: { kind: 'success', text: 'Erased the customer: profile, threads, messages, drafts and queued jobs.' },
   'erase-mismatch': { kind: 'error', text: 'The confirmation did not match the customer, so nothing was erased.' },
+  'kb-removed': { kind: 'success', text: 'Removed the document and its passages. Drafts no longer draw on it.' },
   'logged-out': { kind: 'success', text: 'You are logged out.' },
   'send-confirmed': { kind: 'success', text: 'Recorded as sent. Nothing was sent again.' },
   'send-requeued': { kind: 'success', text: 'Back in the outbox: the worker will send it again.' },
@@ -52,7 +53,7 @@ export function readNotice(c: ConsoleContext): NoticeCode | null {
   return parsed.success ? (parsed.data.notice ?? null) : null;
 }
 
-export type Section = 'drafts' | 'customers' | 'commitments' | 'quality' | 'skipped' | 'health';
+export type Section = 'drafts' | 'customers' | 'commitments' | 'knowledge' | 'quality' | 'skipped' | 'health';
 
 export interface PageOptions {
   title: string;
@@ -96,6 +97,7 @@ export function renderPage(options: PageOptions): string {
       ${navLink('/drafts', 'Drafts to review', 'drafts', options.section)}
       ${navLink('/customers', 'Customers', 'customers', options.section)}
       ${navLink('/commitments', 'Commitments', 'commitments', options.section)}
+      ${navLink('/knowledge', 'Knowledge', 'knowledge', options.section)}
       ${navLink('/quality', 'Quality', 'quality', options.section)}
       ${navLink('/skipped', 'Skipped mail', 'skipped', options.section)}
       ${navLink('/health', 'Health', 'health', options.section)}

@@ -166,7 +166,7 @@ function retryAfterMs(headers: Headers | undefined): number | null {
 }
 
 /** The error's message with anything shaped like an API key masked. */
-function safeMessage(error: unknown): string {
+export function safeMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.replace(/\b(sk|key|api)[-_][A-Za-z0-9_*-]{6,}/gi, '$1-***').slice(0, 300);
 }

@@ -72,12 +72,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     const record = (failure: Omit<ReplayFailure, 'file'>) =>
       failures.push({ file: currentFile, ...failure, error: failure.error.slice(0, 500) });
     if (options.knowledge && options.knowledge.length > 0) {
-      const imported = await importKnowledge(
-        runtime.db,
-        options.knowledge,
-        { maxFileBytes: options.config.knowledge.maxFileBytes },
-        clock.now(),
-      );
+      const imported = await importKnowledge(runtime.db, options.knowledge, runtime.kbImportOptions(), clock.now());
       for (const skipped of imported.skipped)
         record({ threadId: null, stage: 'read', error: `knowledge ${skipped.source}: ${skipped.reason}` });
     }

@@ -212,6 +212,8 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
   col('KbPassage', 'titlePath', 'exempt', KB),
   col('KbPassage', 'text', 'exempt', KB),
   col('KbPassage', 'searchText', 'exempt', KB),
+  col('KbPassage', 'inputHash', 'exempt', KB),
+  col('KbPassage', 'embeddingModel', 'exempt', KB),
 ];
 
 /** What the prompt of a turn becomes when it carried a message of the erased customer. */

@@ -5,12 +5,13 @@
  * known) and with `simple`, into a stored vector with a GIN index; a question is an OR of its
  * terms (src/memory/knowledge.ts), ranked by `ts_rank` normalised by length.
  */
+import { createHash } from 'node:crypto';
 import { newId } from '../ids.ts';
 import type { KbFormat, KbPassageDraft, KnowledgePassage } from '../memory/knowledge.ts';
 import type { DbClient } from './client.ts';
 import { jsonStringArray } from './client.ts';
 import type { Db } from './database.ts';
-import type { SqlExecutor } from './sql.ts';
+import { utcTimestamp, type SqlExecutor } from './sql.ts';
 
 export interface KbDocumentRecord {
   id: string;
@@ -55,7 +56,9 @@ export async function storeKbDocument(db: Db, input: KbDocumentInput, now: Date)
   const id = existing?.id ?? newId('kb');
   await db.$transaction(async (tx) => {
     if (existing) {
-      await tx.kbPassage.deleteMany({ where: { documentId: id } });
+      // The old passages step aside (negative ordinals) until the new ones have taken over the
+      // vectors of passages whose embedded input did not change; then they go.
+      await tx.$executeRawUnsafe(`UPDATE "KbPassage" SET "ordinal" = -1 - "ordinal" WHERE "documentId" = $1`, id);
       await tx.kbDocument.update({ where: { id }, data: { ...meta, updatedAt: now } });
     } else {
       await tx.kbDocument.create({ data: { id, source: input.source, ...meta, createdAt: now, updatedAt: now } });
@@ -69,12 +72,35 @@ export async function storeKbDocument(db: Db, input: KbDocumentInput, now: Date)
         text: p.text,
         searchText: p.searchText,
         tokens: p.tokens,
+        inputHash: embeddingInputHash(p),
       })),
     });
+    if (existing) {
+      await tx.$executeRawUnsafe(CARRY_VECTORS_SQL, id, now);
+      await tx.$executeRawUnsafe(`DELETE FROM "KbPassage" WHERE "documentId" = $1 AND "ordinal" < 0`, id);
+    }
     await tx.$executeRawUnsafe(SET_VECTORS_SQL, id);
   });
   return { kind: existing ? 'updated' : 'created', id };
 }
+
+/** What an embedding of a passage reads: its heading path, then its text. */
+export function embeddingInput(p: { titlePath: string; text: string }): string {
+  return `${p.titlePath}\n${p.text}`;
+}
+
+function embeddingInputHash(p: { titlePath: string; text: string }): string {
+  return createHash('sha256').update(embeddingInput(p)).digest('hex');
+}
+
+// A new passage takes the vector of an old passage of the same document with the same input
+// (the same text under the same headings), so re-importing an edited document embeds only what
+// changed. The stamp is renewed so the in-process vector index sees the document changed.
+const CARRY_VECTORS_SQL = `
+  UPDATE "KbPassage" n SET "embedding" = o."embedding", "embeddingModel" = o."embeddingModel", "embeddedAt" = $2
+  FROM "KbPassage" o
+  WHERE n."documentId" = $1 AND n."ordinal" >= 0 AND o."documentId" = $1 AND o."ordinal" < 0
+    AND o."inputHash" = n."inputHash" AND o."embedding" IS NOT NULL`;
 
 function sameTags(stored: unknown, tags: readonly string[]): boolean {
   const a = jsonStringArray(stored);
@@ -195,4 +221,128 @@ export async function searchKbPassages(sql: SqlExecutor, terms: readonly string[
     text: String(r['text']),
     score: Number(r['score']),
   }));
+}
+
+// --- embeddings ---
+
+/** Passages without a vector of `model` (never embedded, or by another model), a batch at a time. */
+export async function kbPassagesToEmbed(
+  sql: SqlExecutor,
+  model: string,
+  limit: number,
+  after = '',
+): Promise<Array<{ id: string; input: string }>> {
+  const rows = await sql.query(
+    `SELECT "id", "titlePath", "text" FROM "KbPassage"
+     WHERE ("embedding" IS NULL OR "embeddingModel" IS DISTINCT FROM $1) AND "id" > $2 AND "ordinal" >= 0
+     ORDER BY "id" LIMIT $3`,
+    [model, after, limit],
+  );
+  return rows.map((r) => ({ id: String(r['id']), input: embeddingInput({ titlePath: String(r['titlePath']), text: String(r['text']) }) }));
+}
+
+/** Stores vectors (as `real[]`) with the model that made them. */
+export async function setKbEmbeddings(
+  sql: SqlExecutor,
+  model: string,
+  vectors: ReadonlyArray<{ id: string; vector: readonly number[] }>,
+  now: Date,
+): Promise<void> {
+  if (vectors.length === 0) return;
+  await sql.query(
+    `UPDATE "KbPassage" p SET "embedding" = x."v", "embeddingModel" = $2, "embeddedAt" = $3::timestamp
+     FROM (SELECT e->>'id' AS "id", ARRAY(SELECT jsonb_array_elements_text(e->'v')::real) AS "v" FROM jsonb_array_elements($1::jsonb) e) x
+     WHERE p."id" = x."id"`,
+    [JSON.stringify(vectors.map((v) => ({ id: v.id, v: v.vector }))), model, utcTimestamp(now)],
+  );
+}
+
+/** How many passages have a vector of `model`, and how many have none (or another model's). */
+export async function kbEmbeddingCounts(sql: SqlExecutor, model: string): Promise<{ embedded: number; pending: number }> {
+  const [row] = await sql.query(
+    `SELECT count(*) FILTER (WHERE "embeddingModel" = $1 AND "embedding" IS NOT NULL)::int AS "embedded",
+            count(*) FILTER (WHERE "embedding" IS NULL OR "embeddingModel" IS DISTINCT FROM $1)::int AS "pending"
+     FROM "KbPassage"`,
+    [model],
+  );
+  return { embedded: Number(row?.['embedded'] ?? 0), pending: Number(row?.['pending'] ?? 0) };
+}
+
+/**
+ * What identifies the current set of `model` vectors: their number and latest stamp. Any import,
+ * re-embedding or removal changes it, so an in-process copy knows when to reload.
+ */
+export async function kbVectorsVersion(sql: SqlExecutor, model: string): Promise<string> {
+  const [row] = await sql.query(
+    `SELECT count(*)::int AS "n", max("embeddedAt")::text AS "at" FROM "KbPassage" WHERE "embeddingModel" = $1 AND "embedding" IS NOT NULL`,
+    [model],
+  );
+  return `${String(row?.['n'] ?? 0)}@${String(row?.['at'] ?? '')}`;
+}
+
+/** The ids of the passages with a vector of `model`. */
+export async function kbVectorIds(sql: SqlExecutor, model: string): Promise<string[]> {
+  const rows = await sql.query(`SELECT "id" FROM "KbPassage" WHERE "embeddingModel" = $1 AND "embedding" IS NOT NULL`, [model]);
+  return rows.map((r) => String(r['id']));
+}
+
+/**
+ * The vectors of these passages (those still embedded by `model`) as 32-bit floats. Read as the
+ * array's text and parsed here: PGlite decodes a binary (`array_send`) or `real[]` result several
+ * times slower than it prints the text.
+ */
+export async function loadKbVectors(
+  sql: SqlExecutor,
+  model: string,
+  ids: readonly string[],
+): Promise<Array<{ id: string; vector: Float32Array }>> {
+  const out: Array<{ id: string; vector: Float32Array }> = [];
+  for (let start = 0; start < ids.length; start += 5_000) {
+    const rows = await sql.query(
+      `SELECT "id", "embedding"::text AS "v" FROM "KbPassage"
+       WHERE "embeddingModel" = $1 AND "embedding" IS NOT NULL AND "id" IN (SELECT jsonb_array_elements_text($2::jsonb))`,
+      [model, JSON.stringify(ids.slice(start, start + 5_000))],
+    );
+    for (const r of rows) {
+      const vector = realArrayFromText(r['v']);
+      if (vector) out.push({ id: String(r['id']), vector });
+    }
+  }
+  return out;
+}
+
+/** A one-dimensional `real[]` as PostgreSQL prints it (`{0.1,-2e-05,…}`); null if anything is not a finite number. */
+function realArrayFromText(value: unknown): Float32Array | null {
+  if (typeof value !== 'string' || !value.startsWith('{') || !value.endsWith('}')) return null;
+  const parts = value.slice(1, -1).split(',');
+  const out = new Float32Array(parts.length);
+  for (let i = 0; i < parts.length; i++) {
+    const n = Number(parts[i]);
+    if (!Number.isFinite(n)) return null;
+    out[i] = n;
+  }
+  return out;
+}
+
+/** Passages by id (those that still exist), for results found by meaning alone. */
+export async function loadKbPassages(sql: SqlExecutor, ids: readonly string[]): Promise<KnowledgePassage[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql.query(
+    `SELECT p."id", p."titlePath", p."text", d."title" FROM "KbPassage" p JOIN "KbDocument" d ON d."id" = p."documentId"
+     WHERE p."id" IN (SELECT jsonb_array_elements_text($1::jsonb))`,
+    [JSON.stringify(ids)],
+  );
+  return rows.map((r) => ({
+    id: String(r['id']),
+    title: String(r['title']),
+    titlePath: String(r['titlePath']),
+    text: String(r['text']),
+    score: 0,
+  }));
+}
+
+/** The document a passage belongs to, or null when the passage no longer exists. */
+export async function kbPassageDocument(sql: SqlExecutor, passageId: string): Promise<string | null> {
+  const [row] = await sql.query(`SELECT "documentId" FROM "KbPassage" WHERE "id" = $1`, [passageId]);
+  return row ? String(row['documentId']) : null;
 }

@@ -26,6 +26,19 @@ export function labelledQuestions(): LabelledQuestion[] {
   );
 }
 
+/**
+ * Questions that say in other words what a passage says (fixtures/knowledge/paraphrases.json):
+ * written after the documents, avoiding their wording, to see what ranking by meaning adds.
+ */
+export function paraphrasedQuestions(): LabelledQuestion[] {
+  return questionsSchema.parse(
+    JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../fixtures/knowledge/paraphrases.json'), 'utf8')),
+  );
+}
+
+/** A search as recall is measured on: the question's text → passages, best first. */
+export type Searcher = (question: string, k: number) => Promise<Array<{ id: string; titlePath: string }>>;
+
 export interface RecallResult {
   /** Answerable questions whose top k held a labelled passage, over all answerable questions. */
   recall: number;
@@ -38,15 +51,20 @@ export interface RecallResult {
  * recall@k with the same query path as a reply turn (kbQueryTerms, then the store's search), with
  * each passage matched to the labels by its document and heading path.
  */
-export async function knowledgeRecall(sql: SqlExecutor, k: number): Promise<RecallResult> {
+export async function knowledgeRecall(
+  sql: SqlExecutor,
+  k: number,
+  options: { search?: Searcher; questions?: LabelledQuestion[] } = {},
+): Promise<RecallResult> {
   const { searchKbPassages } = await import('../../src/store/knowledge.ts');
+  const search: Searcher = options.search ?? ((question, limit) => searchKbPassages(sql, kbQueryTerms(question), limit));
   const rows = await sql.query(`SELECT p."id", d."source" FROM "KbPassage" p JOIN "KbDocument" d ON d."id" = p."documentId"`);
   const sourceOf = new Map(rows.map((r) => [String(r['id']), String(r['source'])]));
   let hits = 0;
   const misses: string[] = [];
-  const answerable = labelledQuestions().filter((q) => q.answers.length > 0);
+  const answerable = (options.questions ?? labelledQuestions()).filter((q) => q.answers.length > 0);
   for (const q of answerable) {
-    const found = await searchKbPassages(sql, kbQueryTerms(q.question), k);
+    const found = await search(q.question, k);
     const hit = found.some((p) => q.answers.some((a) => sourceOf.get(p.id) === a.doc && p.titlePath.includes(a.section)));
     if (hit) hits++;
     else misses.push(`${q.id} ${q.question}`);

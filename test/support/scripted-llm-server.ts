@@ -7,11 +7,16 @@
  * is empty, from a fallback responder (default: a 500 saying there was no scripted response).
  *
  * Non-streaming only. Zero added latency unless a `delay` response is scripted.
+ *
+ * `/v1/embeddings` answers with deterministic vectors (test/support/scripted-embeddings.ts), a
+ * function of each input text and the model; `enqueueEmbeddings` scripts failures (a status,
+ * a hang) for the next embeddings requests, which are recorded apart in `embeddingRequests`.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Arrivals } from './arrivals.ts';
+import { scriptedEmbedding } from './scripted-embeddings.ts';
 
 export interface ChatMessage {
   role: string;
@@ -69,6 +74,10 @@ export interface ScriptedLlmServer {
   /** Base URL for the openai client, e.g. http://127.0.0.1:PORT/v1 */
   url: string;
   requests: RecordedRequest[];
+  /** Every embeddings request: the model and its inputs. */
+  embeddingRequests: Array<{ model: string; input: string[] }>;
+  /** Answers for the next embeddings requests (a status, a hang, a delay); afterwards, deterministic vectors again. */
+  enqueueEmbeddings(...responses: ScriptedResponse[]): void;
   /** Queue responses consumed in order; when the queue is empty, the fallback responder answers. */
   enqueue(...responses: ScriptedResponse[]): void;
   setFallback(responder: Responder): void;
@@ -249,6 +258,56 @@ export async function startScriptedLlmServer(options?: { fallback?: Responder })
     respond(res, request, scripted);
   }
 
+  const embeddingRequests: Array<{ model: string; input: string[] }> = [];
+  const embeddingQueue: ScriptedResponse[] = [];
+
+  function handleEmbeddings(req: http.IncomingMessage, res: http.ServerResponse, path: string, raw: Buffer): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      sendJson(res, 400, errorBody(400, 'Request body is not valid JSON'));
+      return;
+    }
+    const body = parsed as { model?: unknown; input?: unknown; encoding_format?: unknown };
+    const input = typeof body.input === 'string' ? [body.input] : body.input;
+    if (typeof body.model !== 'string' || !Array.isArray(input) || input.length === 0 || !input.every((i) => typeof i === 'string')) {
+      sendJson(res, 400, errorBody(400, 'Request body needs a string `model` and `input` (a string or an array of strings)'));
+      return;
+    }
+    const texts = input as string[];
+    embeddingRequests.push({ model: body.model, input: texts });
+    const scripted = embeddingQueue.shift();
+    if (scripted) {
+      const request: RecordedRequest = {
+        path,
+        headers: { ...req.headers },
+        body: { model: body.model, messages: [] },
+        schemaName: null,
+        receivedAt: Date.now(),
+      };
+      respond(res, request, scripted);
+      return;
+    }
+    const base64 = body.encoding_format === 'base64';
+    sendJson(res, 200, {
+      object: 'list',
+      model: body.model,
+      data: texts.map((text, index) => {
+        const vector = scriptedEmbedding(text, body.model as string);
+        return {
+          object: 'embedding',
+          index,
+          embedding: base64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector,
+        };
+      }),
+      usage: {
+        prompt_tokens: texts.reduce((n, t) => n + estimateTokens(t.length), 0),
+        total_tokens: texts.reduce((n, t) => n + estimateTokens(t.length), 0),
+      },
+    });
+  }
+
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const chunks: Buffer[] = [];
@@ -258,6 +317,10 @@ export async function startScriptedLlmServer(options?: { fallback?: Responder })
         void handleCompletion(req, res, path, Buffer.concat(chunks)).catch((error: unknown) => {
           sendJson(res, 500, errorBody(500, `Scripted LLM server failed: ${String(error)}`));
         });
+        return;
+      }
+      if (req.method === 'POST' && (path === '/v1/embeddings' || path === '/embeddings')) {
+        handleEmbeddings(req, res, path, Buffer.concat(chunks));
         return;
       }
       if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
@@ -285,6 +348,10 @@ export async function startScriptedLlmServer(options?: { fallback?: Responder })
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    embeddingRequests,
+    enqueueEmbeddings(...responses) {
+      embeddingQueue.push(...responses);
+    },
     enqueue(...responses) {
       queue.push(...responses);
     },
@@ -297,6 +364,8 @@ export async function startScriptedLlmServer(options?: { fallback?: Responder })
     reset() {
       requests.length = 0;
       queue.length = 0;
+      embeddingRequests.length = 0;
+      embeddingQueue.length = 0;
     },
     async close() {
       if (closed) return;

@@ -3,34 +3,35 @@
  * list, show, search (to test retrieval), remove.
  */
 import { importKnowledge } from '../../app/import-knowledge.ts';
-import { DEFAULT_PDF_LIMITS } from '../../knowledge/pdf-text.ts';
 import { AppError } from '../../errors.ts';
-import { kbQueryTerms } from '../../memory/knowledge.ts';
 import { withOperatorRuntime } from '../operator-runtime.ts';
 import { output } from '../output.ts';
-import { listKbDocuments, loadKbDocument, removeKbDocuments, searchKbPassages } from '../../store/knowledge.ts';
+import { listKbDocuments, loadKbDocument, removeKbDocuments } from '../../store/knowledge.ts';
 
 const print = (value: unknown): void => void output().out(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
 
 export function runKbImport(paths: string[], options: { prune?: boolean; lang?: string; tag?: string[]; json?: boolean }): Promise<void> {
-  return withOperatorRuntime(async ({ db, now, config }) => {
+  return withOperatorRuntime(async (runtime) => {
     const report = await importKnowledge(
-      db,
+      runtime.db,
       paths,
       {
+        ...runtime.kbImportOptions(),
         prune: options.prune ?? false,
         ...(options.lang ? { lang: options.lang } : {}),
         tags: options.tag ?? [],
-        maxFileBytes: config.knowledge.maxFileBytes,
-        pdf: { ...DEFAULT_PDF_LIMITS, timeoutMs: config.knowledge.pdfTimeoutMs },
       },
-      now(),
+      runtime.now(),
     );
     if (options.json) return print(report);
     print(
       `${report.created.length} new, ${report.updated.length} updated, ${report.unchanged.length} unchanged, ${report.removed} removed, ${report.skipped.length} skipped; ${report.passages} passages in the imported documents`,
     );
     for (const s of report.skipped) print(`skipped ${s.source}: ${s.reason}`);
+    if (report.embeddings)
+      print(
+        `embeddings (${report.embeddings.model}): ${report.embeddings.embedded} passage(s) embedded${report.embeddings.error ? `; stopped: ${report.embeddings.error}` : ''}`,
+      );
   }, 'create');
 }
 
@@ -57,11 +58,16 @@ export function runKbShow(ref: string): Promise<void> {
 export function runKbSearch(query: string, options: { json?: boolean; limit?: string }): Promise<void> {
   const limit = Number(options.limit ?? 5);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new AppError('USAGE', '--limit must be a whole number from 1 to 100');
-  return withOperatorRuntime(async ({ database }) => {
-    const results = await searchKbPassages(database.sql, kbQueryTerms(query), limit);
+  return withOperatorRuntime(async ({ knowledge }) => {
+    const { hits: results, mode, degraded } = await knowledge.search(query, limit);
     if (options.json) return print(results);
+    if (degraded) print(`(embeddings unavailable, lexical ranking only: ${degraded})`);
     if (results.length === 0) return print('No passage matches.');
-    for (const r of results) print(`${r.id}  ${r.score.toFixed(4)}  ${r.titlePath}\n    ${r.text.replace(/\s+/g, ' ').slice(0, 160)}`);
+    const rank = (r: number | null) => (r === null ? '-' : String(r));
+    for (const r of results)
+      print(
+        `${r.id}  ${r.score.toFixed(4)}${mode === 'fused' ? `  lexical #${rank(r.lexicalRank)} meaning #${rank(r.vectorRank)}` : ''}  ${r.titlePath}\n    ${r.text.replace(/\s+/g, ' ').slice(0, 160)}`,
+      );
   });
 }
 

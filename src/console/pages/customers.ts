@@ -8,6 +8,7 @@ import type { ConsoleContext } from '../context.ts';
 import { readQuery } from '../forms.ts';
 import { html, time } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
+import { importFactsForm } from './import-facts.ts';
 
 const LIMIT = 100;
 const query = z.object({ q: z.string().trim().max(200).optional() }).loose();
@@ -35,6 +36,7 @@ ${
       <td>${e.threadCount}</td><td>${e.activeFactCount}</td><td>${time(e.updatedAt)}</td>
     </tr>`,
   )}</tbody></table></div>`
-}`;
+}
+${importFactsForm(c.get('session'), c.get('runtime').config.knowledge.uploadMaxBytes)}`;
   return c.html(renderPage({ title: 'Customers', section: 'customers', session: c.get('session'), notice: readNotice(c), body }));
 }

@@ -21,6 +21,7 @@ import { formText, readForm, readParam } from '../forms.ts';
 import { html, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
 import { commitmentsTable } from './commitments.ts';
+import { importFactsForm } from './import-facts.ts';
 
 const ACTOR = 'console';
 const THREAD_LIMIT = 100;
@@ -127,6 +128,10 @@ export async function profilePage(c: ConsoleContext): Promise<Response> {
   <details${active.length === 0 ? html` open` : ''}>
     <summary>Set a fact (including protected facts)</summary>
     ${setFactForm(entity.id, knownKeys, session)}
+  </details>
+  <details>
+    <summary>Import facts from a file</summary>
+    ${importFactsForm(session, c.get('runtime').config.knowledge.uploadMaxBytes)}
   </details>
   ${
     history.length === 0
