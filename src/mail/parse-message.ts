@@ -88,6 +88,8 @@ export interface ParsedEmail {
   repairs: string[];
   /** The kept bytes of attachments whose text may be read (see `ParseLimits.attachmentFiles`). */
   attachmentFiles?: AttachmentFile[];
+  /** The attachments' text block once read at ingestion (src/ingest/attachment-text.ts); absent before. */
+  attachmentText?: string;
 }
 
 export type ParseOutcome = { ok: true; email: ParsedEmail } | { ok: false; reason: string };
