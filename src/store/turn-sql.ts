@@ -28,6 +28,7 @@ const messageRow = z.object({
   sentAt: utc.nullable(),
   receivedAt: utc,
   extractedText: z.string(),
+  attachmentText: z.string().catch(''),
   subject: z.string(),
   references: z.unknown(),
   replyTo: z.string().nullable(),
@@ -36,7 +37,7 @@ const messageRow = z.object({
 
 const beginRow = z.object({ turn_id: z.string().nullable(), resumed: z.boolean(), messages: z.array(messageRow) });
 
-const MESSAGE_COLUMNS = `"id", "messageId", "syntheticId", "fromName", "fromAddress", "sentAt", "receivedAt", "extractedText", "subject", "references", "replyTo", "authDmarc"`;
+const MESSAGE_COLUMNS = `"id", "messageId", "syntheticId", "fromName", "fromAddress", "sentAt", "receivedAt", "extractedText", "attachmentText", "subject", "references", "replyTo", "authDmarc"`;
 
 const BEGIN_SQL = `
 WITH running AS (
@@ -87,6 +88,7 @@ export async function beginTurn(sql: SqlExecutor, threadId: string, newTurnId: s
       fromAddress: m.fromAddress ?? '',
       date: m.sentAt ?? m.receivedAt,
       text: m.extractedText,
+      attachmentText: m.attachmentText,
       subject: m.subject,
       references: stringArray.catch([]).parse(m.references),
       replyTo: m.replyTo,
