@@ -40,7 +40,11 @@ export async function readAttachmentText(request: ReaderRequest): Promise<Reader
       case 'text':
         return { ok: true, format: 'text', text: decodeText(request.bytes, request.charset, request.maxChars).slice(0, request.maxChars) };
       case 'html':
-        return { ok: true, format: 'html', text: htmlToVisibleText(decodeText(request.bytes, request.charset, request.maxChars * 4)).slice(0, request.maxChars) };
+        return {
+          ok: true,
+          format: 'html',
+          text: htmlToVisibleText(decodeText(request.bytes, request.charset, request.maxChars * 4)).slice(0, request.maxChars),
+        };
       case 'csv':
       case 'tsv':
         return { ok: true, format: request.kind, text: csvRows(request.bytes, request.kind, request.charset, request.maxChars) };
@@ -243,7 +247,11 @@ function tidy(text: string): string {
 /** Streams XML through htmlparser2's tokenizer (no tree, no recursion). */
 function scanXml(
   xml: Uint8Array,
-  handlers: { open?: (name: string, attributes: Record<string, string>) => void; close?: (name: string) => void; text?: (text: string) => void },
+  handlers: {
+    open?: (name: string, attributes: Record<string, string>) => void;
+    close?: (name: string) => void;
+    text?: (text: string) => void;
+  },
 ): void {
   const parser = new Parser(
     {

@@ -76,7 +76,8 @@ async function readOne(
   settings: AttachmentSettings,
   left: number,
 ): Promise<{ extraction: AttachmentExtraction; text: string }> {
-  const kind = info.contentType.startsWith('message/') || info.contentType.startsWith('text/rfc822') ? 'unsupported' : attachmentKind(info, bytes);
+  const kind =
+    info.contentType.startsWith('message/') || info.contentType.startsWith('text/rfc822') ? 'unsupported' : attachmentKind(info, bytes);
   const skipped = (reason: string) => ({ extraction: { status: 'skipped' as const, kind, chars: 0, reason }, text: '' });
   if (kind === 'image') return { extraction: { status: 'image', kind: 'image', chars: 0 }, text: '' };
   if (kind === 'unsupported') return skipped(`its type is not read (${info.contentType})`);
@@ -87,8 +88,18 @@ async function readOne(
   if (left <= 0) return skipped(`the message's attachment text cap (ATTACHMENT_TEXT_MAX_CHARS, ${settings.textMaxChars}) was reached`);
 
   if (kind === 'pdf') {
-    const pdf = await pdfText(bytes, { timeoutMs: settings.timeoutMs, maxPages: settings.maxPdfPages, maxChars: left, memoryMb: settings.memoryMb });
-    if (!pdf.ok) return skipped(/password/i.test(pdf.reason) ? 'it is encrypted (password-protected)' : pdf.reason.replace(/^not a readable PDF/, 'it is not a readable PDF'));
+    const pdf = await pdfText(bytes, {
+      timeoutMs: settings.timeoutMs,
+      maxPages: settings.maxPdfPages,
+      maxChars: left,
+      memoryMb: settings.memoryMb,
+    });
+    if (!pdf.ok)
+      return skipped(
+        /password/i.test(pdf.reason)
+          ? 'it is encrypted (password-protected)'
+          : pdf.reason.replace(/^not a readable PDF/, 'it is not a readable PDF'),
+      );
     const notes = [`${pdf.totalPages} page${pdf.totalPages === 1 ? '' : 's'}`];
     if (pdf.pages < pdf.totalPages) notes.push(`only the first ${pdf.pages} read`);
     return extracted('pdf', pdf.text, left, notes);
@@ -99,10 +110,16 @@ async function readOne(
 }
 
 function extracted(format: string, raw: string, left: number, notes: string[]): { extraction: AttachmentExtraction; text: string } {
-  const text = raw.replace(/\u0000/g, '').trim().slice(0, left);
+  const text = raw
+    .replace(/\u0000/g, '')
+    .trim()
+    .slice(0, left);
   if (text === '') notes.push('no text in it');
   else if (raw.trim().length >= left) notes.push(`cut at ${left.toLocaleString('en-US')} characters`);
-  return { extraction: { status: 'extracted', kind: format, chars: text.length, ...(notes.length > 0 ? { reason: notes.join(', ') } : {}) }, text };
+  return {
+    extraction: { status: 'extracted', kind: format, chars: text.length, ...(notes.length > 0 ? { reason: notes.join(', ') } : {}) },
+    text,
+  };
 }
 
 const READER_ENTRY = new URL('./attachment-worker.mjs', import.meta.url);
@@ -133,7 +150,10 @@ function readInWorker(request: ReaderRequest & { kind: ReaderKind }, settings: A
       resolve({ ok: false, reason: `no reader could start (${String(error).slice(0, 120)})` });
       return;
     }
-    const timer = setTimeout(() => finish({ ok: false, reason: `reading it took longer than ATTACHMENT_TIMEOUT (${settings.timeoutMs} ms)` }), settings.timeoutMs);
+    const timer = setTimeout(
+      () => finish({ ok: false, reason: `reading it took longer than ATTACHMENT_TIMEOUT (${settings.timeoutMs} ms)` }),
+      settings.timeoutMs,
+    );
     worker.on('message', (message: unknown) => finish(readerReply(message)));
     worker.on('error', (error: Error & { code?: string }) =>
       finish({

@@ -12,7 +12,8 @@ export type AttachmentKind = 'pdf' | 'office' | 'csv' | 'tsv' | 'text' | 'html' 
 const IMAGE_EXTENSIONS = new Set(['png', 'jpg', 'jpeg', 'gif', 'webp', 'bmp', 'tif', 'tiff', 'heic', 'heif', 'avif', 'svg', 'ico']);
 const OFFICE_EXTENSIONS = new Set(['docx', 'docm', 'xlsx', 'xlsm', 'odt', 'ods']);
 const TEXT_EXTENSIONS = new Set(['txt', 'text', 'log', 'md', 'markdown', 'json', 'xml', 'yaml', 'yml', 'ini', 'cfg', 'conf', 'eml']);
-const OFFICE_TYPES = /^application\/(vnd\.openxmlformats-officedocument\.(wordprocessingml|spreadsheetml)|vnd\.ms-(word|excel)\.[a-z.]*macroenabled|vnd\.oasis\.opendocument\.(text|spreadsheet))/;
+const OFFICE_TYPES =
+  /^application\/(vnd\.openxmlformats-officedocument\.(wordprocessingml|spreadsheetml)|vnd\.ms-(word|excel)\.[a-z.]*macroenabled|vnd\.oasis\.opendocument\.(text|spreadsheet))/;
 
 function extensionOf(filename: string | null): string {
   const match = /\.([A-Za-z0-9]{1,10})$/.exec(filename ?? '');

@@ -326,7 +326,8 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
     ['earlier emails omitted', () => (older.length > 0 && shape.olderEmails === 'short' ? ((shape.olderEmails = 'omitted'), true) : false)],
     [
       'attachments halved',
-      () => (withAttachments && shape.attachmentTokens > 100 ? ((shape.attachmentTokens = Math.floor(shape.attachmentTokens / 2)), true) : false),
+      () =>
+        withAttachments && shape.attachmentTokens > 100 ? ((shape.attachmentTokens = Math.floor(shape.attachmentTokens / 2)), true) : false,
     ],
     ['buffer halved', () => (shape.bufferTokens > 120 ? ((shape.bufferTokens = Math.floor(shape.bufferTokens / 2)), true) : false)],
     ['open items', () => (shape.openItems > 3 ? ((shape.openItems = 3), true) : false)],

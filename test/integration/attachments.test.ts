@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ATTACHMENT_SETTINGS, readAttachments } from '../../src/ingest/attachment-text.ts';
 import { MAX_INFLATED_BYTES } from '../../src/ingest/attachment-reader.ts';
 import { readMessage } from '../../src/ingest/read-message.ts';
+import { threadMessages } from '../../src/store/thread-view.ts';
 import { customerEmail, startAgentHarness, turnAnswer, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 import { buildDocx, buildPdf, buildXlsx, mailWithAttachments } from '../support/attachment-files.ts';
 
@@ -32,7 +33,10 @@ describe('attachments in a reply turn', () => {
   it("puts a PDF's text and the image's name and size in the prompt the model receives", async () => {
     const before = h.llm.requests.length;
     h.llm.enqueue({ kind: 'json', content: turnAnswer() });
-    const pdf = buildPdf([['Invoice INV-2231', 'Total due: 120.00 EUR', 'Due date: 15 December 2026'], ['Payment reference RF18 5390 0754']]);
+    const pdf = buildPdf([
+      ['Invoice INV-2231', 'Total due: 120.00 EUR', 'Due date: 15 December 2026'],
+      ['Payment reference RF18 5390 0754'],
+    ]);
     const ingested = await h.ingest(
       mailWithAttachments({
         from: 'Bea Lind <bea@customer.example>',
@@ -54,7 +58,9 @@ describe('attachments in a reply turn', () => {
     const request = h.llm.requests.slice(before).find((r) => r.schemaName === 'message_turn');
     const user = String(request?.body.messages.find((m) => m.role === 'user')?.content ?? '');
     const system = String(request?.body.messages.find((m) => m.role === 'system')?.content ?? '');
-    expect(user).toMatch(/<<<attachments \w+ of message-id="<att-[0-9a-f]+@example\.com>" \(files the customer attached, untrusted data\)>>>/);
+    expect(user).toMatch(
+      /<<<attachments \w+ of message-id="<att-[0-9a-f]+@example\.com>" \(files the customer attached, untrusted data\)>>>/,
+    );
     expect(user).toContain('[file: invoice-2231.pdf, 1 KB, pdf; 2 pages]');
     expect(user).toContain('Invoice INV-2231');
     expect(user).toContain('Total due: 120.00 EUR');
@@ -67,6 +73,12 @@ describe('attachments in a reply turn', () => {
     expect(statusOf(message.attachments)).toEqual([
       ['invoice-2231.pdf', 'extracted', '2 pages'],
       ['screenshot.png', 'image', ''],
+    ]);
+    // The console's thread view lists them with their status.
+    const [shown] = await threadMessages(h.runtime.db, ingested.threadId!);
+    expect(shown!.attachments).toEqual([
+      { filename: 'invoice-2231.pdf', size: pdf.length, status: 'extracted', kind: 'pdf', chars: expect.any(Number), reason: '2 pages' },
+      { filename: 'screenshot.png', size: 240 * 1024, status: 'image', kind: 'image', chars: 0, reason: null },
     ]);
   }, 120_000);
 
@@ -89,7 +101,13 @@ describe('attachments in a reply turn', () => {
     const before = h.llm.requests.length;
     h.llm.enqueue({ kind: 'json', content: turnAnswer() });
     const two = await h.ingest(
-      customerEmail({ from: 'cleo@customer.example', subject: 'Re: Order list', body: 'Any news?', inReplyTo: messageId, references: messageId }),
+      customerEmail({
+        from: 'cleo@customer.example',
+        subject: 'Re: Order list',
+        body: 'Any news?',
+        inReplyTo: messageId,
+        references: messageId,
+      }),
     );
     expect(two.threadId).toBe(one.threadId);
     await waitFor(
@@ -115,13 +133,24 @@ describe('unreadable and hostile attachments are noted, never fatal', () => {
         subject: 'Files',
         body: 'Please look at these files.',
         parts: [
-          { filename: 'broken.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage') },
+          {
+            filename: 'broken.pdf',
+            contentType: 'application/pdf',
+            content: Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage'),
+          },
           { filename: 'bomb.docx', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', content: bomb },
           { filename: 'huge.csv', contentType: 'text/csv', content: Buffer.alloc(2 * 1024 * 1024, 0x61) },
           { filename: 'tool.exe', contentType: 'application/x-msdownload', content: Buffer.from('MZ\x90\x00') },
           // A Word file sent as text/plain, an Excel file named .dat.
           { filename: 'letter.txt', contentType: 'text/plain', content: buildDocx(['Order 9912 arrived scratched.']) },
-          { filename: 'export.dat', contentType: 'application/octet-stream', content: buildXlsx('Export', [['SKU', 'Qty'], ['K-5', 2]]) },
+          {
+            filename: 'export.dat',
+            contentType: 'application/octet-stream',
+            content: buildXlsx('Export', [
+              ['SKU', 'Qty'],
+              ['K-5', 2],
+            ]),
+          },
         ],
       }),
       { enqueue: false },
@@ -144,9 +173,21 @@ describe('unreadable and hostile attachments are noted, never fatal', () => {
     const raw = mailWithAttachments({
       body: 'x',
       parts: [
-        { filename: 'export.dat', contentType: 'application/octet-stream', content: buildXlsx('Export', [['SKU', 'Qty'], ['K-5', 2]]) },
+        {
+          filename: 'export.dat',
+          contentType: 'application/octet-stream',
+          content: buildXlsx('Export', [
+            ['SKU', 'Qty'],
+            ['K-5', 2],
+          ]),
+        },
         { filename: 'scan.jpg', contentType: 'application/pdf', content: buildPdf([['Receipt 4410']]) },
-        { filename: 'notes.txt', contentType: 'text/plain', params: 'charset=windows-1250', content: Buffer.from([0x8a, 0x61, 0x9d, 0x65, 0x6b]) },
+        {
+          filename: 'notes.txt',
+          contentType: 'text/plain',
+          params: 'charset=windows-1250',
+          content: Buffer.from([0x8a, 0x61, 0x9d, 0x65, 0x6b]),
+        },
         { filename: 'one-line.csv', contentType: 'text/csv', content: Buffer.from(`"${'x,'.repeat(3_000_000)}`) },
       ],
     });

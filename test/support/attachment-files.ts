@@ -12,13 +12,19 @@ function escapePdf(text: string): string {
 
 /** A PDF with one page per entry of `pages`, each page's lines in Helvetica. */
 export function buildPdf(pages: ReadonlyArray<readonly string[]>, title = 'Test document'): Buffer {
-  const objects: string[] = ['<< /Type /Catalog /Pages 2 0 R >>', '', '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>'];
+  const objects: string[] = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ];
   const kids: number[] = [];
   for (const lines of pages) {
     const stream = ['BT', '/F1 11 Tf', '14 TL', '56 780 Td', ...lines.map((l) => `(${escapePdf(l)}) '`), 'ET'].join('\n');
     objects.push(`<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`);
     const contents = objects.length;
-    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents ${contents} 0 R >>`);
+    objects.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents ${contents} 0 R >>`,
+    );
     kids.push(objects.length);
   }
   objects[1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
@@ -84,8 +90,12 @@ export function buildXlsx(sheetName: string, rows: ReadonlyArray<ReadonlyArray<s
   return Buffer.from(
     zipSync({
       '[Content_Types].xml': strToU8('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
-      'xl/workbook.xml': strToU8(`<?xml version="1.0"?><workbook ${ns}><sheets><sheet name="${xmlEscape(sheetName)}" sheetId="1"/></sheets></workbook>`),
-      'xl/sharedStrings.xml': strToU8(`<?xml version="1.0"?><sst ${ns}>${shared.map((s) => `<si><t>${xmlEscape(s)}</t></si>`).join('')}</sst>`),
+      'xl/workbook.xml': strToU8(
+        `<?xml version="1.0"?><workbook ${ns}><sheets><sheet name="${xmlEscape(sheetName)}" sheetId="1"/></sheets></workbook>`,
+      ),
+      'xl/sharedStrings.xml': strToU8(
+        `<?xml version="1.0"?><sst ${ns}>${shared.map((s) => `<si><t>${xmlEscape(s)}</t></si>`).join('')}</sst>`,
+      ),
       'xl/worksheets/sheet1.xml': strToU8(`<?xml version="1.0"?><worksheet ${ns}><sheetData>${cells}</sheetData></worksheet>`),
     }),
   );
