@@ -54,8 +54,20 @@ export interface AttachmentReading {
   text: string;
 }
 
-/** Reads the text of a parsed message's attachments. Never throws. */
-export async function readAttachments(email: ParsedEmail, settings: AttachmentSettings): Promise<AttachmentReading> {
+/**
+ * One message's attachments are read at a time in the process (messages of a fetched chunk are
+ * prepared side by side): at most one reading worker, and its heap limit, exists at once.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Reads the text of a parsed message's attachments, one file after the other. Never throws. */
+export function readAttachments(email: ParsedEmail, settings: AttachmentSettings): Promise<AttachmentReading> {
+  const turn = queue.then(() => readAll(email, settings));
+  queue = turn.catch(() => undefined);
+  return turn;
+}
+
+async function readAll(email: ParsedEmail, settings: AttachmentSettings): Promise<AttachmentReading> {
   const files = new Map((email.attachmentFiles ?? []).map((f) => [f.index, f.bytes]));
   const read: ReadAttachment[] = [];
   let left = settings.textMaxChars;
