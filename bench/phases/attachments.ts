@@ -51,7 +51,7 @@ export async function runAttachments(ctx: PhaseContext): Promise<PhaseResult> {
       {
         filename: 'bomb.docx',
         contentType: 'application/octet-stream',
-        content: buildDocx(['x'], { 'word/media/pad.bin': [new Uint8Array(MAX_INFLATED_BYTES * 4), { level: 9 }] }),
+        content: buildDocx(['x'], { 'word/media/pad.bin': [new Uint8Array(MAX_INFLATED_BYTES * 4), { level: 1 }] }),
       },
     ],
   ];

@@ -9,7 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ATTACHMENT_SETTINGS, readAttachments } from '../../src/ingest/attachment-text.ts';
 import { MAX_INFLATED_BYTES } from '../../src/ingest/attachment-reader.ts';
+import { ingestInOrder } from '../../src/ingest/ingest-message.ts';
 import { readMessage } from '../../src/ingest/read-message.ts';
+import { silentLogger } from '../../src/logger.ts';
 import { threadMessages } from '../../src/store/thread-view.ts';
 import { customerEmail, startAgentHarness, turnAnswer, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 import { buildDocx, buildPdf, buildXlsx, mailWithAttachments } from '../support/attachment-files.ts';
@@ -126,7 +128,7 @@ describe('attachments in a reply turn', () => {
 
 describe('unreadable and hostile attachments are noted, never fatal', () => {
   it('ingests a mail whose files are corrupt, a zip bomb, too large, of a type not read, or mislabelled', async () => {
-    const bomb = buildDocx(['x'], { 'word/media/pad.bin': [new Uint8Array(MAX_INFLATED_BYTES + 1024 * 1024), { level: 9 }] });
+    const bomb = buildDocx(['x'], { 'word/media/pad.bin': [new Uint8Array(MAX_INFLATED_BYTES + 1024 * 1024), { level: 1 }] });
     const result = await h.ingest(
       mailWithAttachments({
         from: 'dan@customer.example',
@@ -167,6 +169,28 @@ describe('unreadable and hostile attachments are noted, never fatal', () => {
     expect(message.attachmentText).toContain('[file: broken.pdf, 45 B: skipped, because it is not a readable PDF');
     expect(message.attachmentText).toContain('[file: letter.txt, 942 B, docx]\nOrder 9912 arrived scratched.');
     expect(message.extractedText).toContain('Please look at these files.');
+  }, 120_000);
+
+  it("reads attachments on the poller's path too (a fetched chunk, stored in order)", async () => {
+    const raw = mailWithAttachments({
+      from: 'eve@customer.example',
+      body: 'Spreadsheet attached.',
+      parts: [
+        {
+          filename: 'stock.xlsx',
+          contentType: 'application/octet-stream',
+          content: buildXlsx('Stock', [
+            ['SKU', 'Qty'],
+            ['Z-9', 14],
+          ]),
+        },
+      ],
+    });
+    const [result] = await ingestInOrder(h.runtime.ingestDeps({ logger: silentLogger, pipeline: null }), [
+      { raw: Buffer.from(raw), source: { kind: 'imap', folder: 'INBOX', uid: 4242 } },
+    ]);
+    const message = await h.runtime.db.message.findUniqueOrThrow({ where: { id: result!.id } });
+    expect(message.attachmentText).toMatch(/^\[file: stock\.xlsx, \d+ B, xlsx\]\nSheet: Stock\nSKU \| Qty\nZ-9 \| 14$/);
   }, 120_000);
 
   it('reads mislabelled files by their content, legacy charsets, and a 6 MB CSV line within the caps', async () => {
