@@ -4,6 +4,7 @@
  */
 import { ChildRuntime, type PhaseContext, type PhaseOptions } from './phase-process.ts';
 import type { PhaseResult } from './report.ts';
+import { runAttachments } from './phases/attachments.ts';
 import { runContextSize } from './phases/context-size.ts';
 import { runHostileMail } from './phases/hostile-mail.ts';
 import { runInitialSync, runSyncFill } from './phases/initial-sync.ts';
@@ -24,6 +25,7 @@ const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
   'hostile-mail': runHostileMail,
   knowledge: runKnowledge,
   'promotion-cadence': runPromotionCadence,
+  attachments: runAttachments,
 };
 
 async function main(): Promise<number> {

@@ -21,6 +21,7 @@ const PHASES = [
   'hostile-mail',
   'knowledge',
   'promotion-cadence',
+  'attachments',
 ] as const;
 type Phase = (typeof PHASES)[number];
 /**
@@ -36,6 +37,7 @@ const GROUPS: ReadonlyArray<readonly Phase[]> = [
   ['initial-sync', 'context-size', 'promotion-cadence'],
   ['hostile-mail'],
   ['knowledge'],
+  ['attachments'],
 ];
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

@@ -186,6 +186,15 @@ const envSchema = z.object({
   PARSE_TIMEOUT: duration.default(30_000),
   PARSE_WORKER_MEMORY: z.coerce.number().int().min(64).max(16_384).default(512),
 
+  // attachments
+  ATTACHMENT_MAX_FILES: z.coerce.number().int().min(0).max(20).default(5),
+  ATTACHMENT_MAX_BYTES: byteSize.default(10 * 1024 * 1024),
+  ATTACHMENT_TEXT_MAX_CHARS: z.coerce.number().int().min(0).max(200_000).default(20_000),
+  ATTACHMENT_TIMEOUT: duration.default(15_000),
+  ATTACHMENT_WORKER_MEMORY: z.coerce.number().int().min(64).max(4_096).default(256),
+  ATTACHMENT_MAX_PDF_PAGES: positiveInt.default(50),
+  ATTACHMENT_TOKEN_CAP: z.coerce.number().int().min(0).default(400),
+
   // entity resolution
   ENTITY_KEY: z.enum(['address', 'domain']).default('address'),
   FOLD_PLUS_ADDRESSES: booleanFlag.default(false),
@@ -330,6 +339,17 @@ function grouped(e: z.output<typeof envSchema>) {
     mail: {
       maxMessageBytes: e.MAX_MESSAGE_BYTES,
       parsing: { workers: e.PARSE_WORKERS, timeoutMs: e.PARSE_TIMEOUT, memoryMb: e.PARSE_WORKER_MEMORY },
+      /** Reading attachments' text at ingestion: files per message, caps, and each file's worker bounds. */
+      attachments: {
+        maxFiles: e.ATTACHMENT_MAX_FILES,
+        maxBytes: e.ATTACHMENT_MAX_BYTES,
+        textMaxChars: e.ATTACHMENT_TEXT_MAX_CHARS,
+        timeoutMs: e.ATTACHMENT_TIMEOUT,
+        memoryMb: e.ATTACHMENT_WORKER_MEMORY,
+        maxPdfPages: e.ATTACHMENT_MAX_PDF_PAGES,
+      },
+      /** Tokens of the reply prompt given to the current turn's attachments (0 leaves them out). */
+      attachmentTokenCap: e.ATTACHMENT_TOKEN_CAP,
     },
     entity: {
       key: e.ENTITY_KEY,

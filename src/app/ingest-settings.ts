@@ -20,5 +20,6 @@ export async function ingestSettings(config: Config, db: DbClient, supportAddres
     replyMaxAgeMs: config.replyMaxAgeMs,
     maxMessageBytes: config.mail.maxMessageBytes,
     parsing: config.mail.parsing,
+    attachments: config.mail.attachments,
   };
 }

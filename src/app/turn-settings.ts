@@ -17,6 +17,7 @@ export function turnSettings(
       summaryTokenCap: config.memory.summaryTokenCap,
       messageTokenCap: config.memory.messageTokenCap,
       bufferTokenCap: config.memory.bufferTokenCap,
+      attachmentTokenCap: config.mail.attachmentTokenCap,
     },
     replyLimitPerHour: config.trust.replyLimitPerHour,
     replyLimitPerDay: config.trust.replyLimitPerDay,

@@ -36,6 +36,7 @@ import { adoptSentDraft, draftByMessageId, pendingDraftsOfThread, recordDraftOut
 import { settleDrafts } from '../memory/draft-outcome.ts';
 import { DEFAULT_PARSE_SETTINGS, sharedParsePool, type MessageReader, type ParseSettings } from './parse-pool.ts';
 import type { ReadMessage } from './read-message.ts';
+import { attachmentFileLimits, DEFAULT_ATTACHMENT_SETTINGS, readAttachments, type AttachmentSettings } from './attachment-text.ts';
 
 export type IngestSource = { kind: 'imap'; folder: string; uid: number } | { kind: 'replay'; file: string } | { kind: 'api' };
 
@@ -99,6 +100,8 @@ export interface IngestSettings {
   maxMessageBytes?: number;
   /** Parse workers and their per-message time and memory bounds. */
   parsing?: ParseSettings;
+  /** Reading attachments' text (files, caps, worker bounds); defaults to DEFAULT_ATTACHMENT_SETTINGS. */
+  attachments?: AttachmentSettings;
 }
 
 export interface IngestDeps {
@@ -148,10 +151,19 @@ async function prepare(deps: IngestDeps, raw: Buffer, options: IngestOptions): P
     const headers = await reader.readHeaders(raw.subarray(0, TOO_LARGE_KEEP_BYTES));
     return { kind: 'too-large', headers, totalBytes, keys: [`id:${tooLargeMessageId(headers, raw)}`] };
   }
-  const read = await reader.read(raw);
+  const attachmentSettings = deps.settings.attachments ?? DEFAULT_ATTACHMENT_SETTINGS;
+  const read = await reader.read(raw, attachmentFileLimits(attachmentSettings));
   const { parsed } = read;
   if (!parsed.ok) return { kind: 'read', read, keys: [`id:${rawHashMessageId(raw)}`] };
-  return { kind: 'read', read, keys: orderKeys(parsed.email, parsed.email.messageId ?? syntheticMessageId(parsed.email), deps.settings) };
+  // Attachments' text is read here, before the message waits for its turn to be stored; the kept
+  // bytes are dropped once read.
+  const { attachmentFiles: _files, ...email } = parsed.email;
+  const attachments = email.attachments.length > 0 ? await readAttachments(parsed.email, attachmentSettings) : null;
+  const withText: ReadMessage = {
+    ...read,
+    parsed: { ok: true, email: attachments ? { ...email, attachments: attachments.attachments, attachmentText: attachments.text } : email },
+  };
+  return { kind: 'read', read: withText, keys: orderKeys(email, email.messageId ?? syntheticMessageId(email), deps.settings) };
 }
 
 /**
@@ -334,6 +346,7 @@ function headerFields(email: ParsedEmail, text: string) {
     bodyText: email.bodyText,
     extractedText: text,
     attachments: email.attachments,
+    attachmentText: email.attachmentText ?? '',
   } satisfies Partial<NewInboundMessage>;
 }
 
@@ -359,6 +372,7 @@ function emptyMessage(deps: IngestDeps, messageId: string, source: IngestSource,
     bodyText: '',
     extractedText: '',
     attachments: [],
+    attachmentText: '',
     classification: 'normal',
     skipReason: null,
     skipDetail: null,

@@ -11,7 +11,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger.ts';
 import type { ParseOutcome } from '../mail/parse-message.ts';
-import { readHeaders, readMessage, type ReadMessage } from './read-message.ts';
+import { readHeaders, readMessage, type AttachmentFileLimits, type ReadMessage } from './read-message.ts';
 
 export interface ParseSettings {
   /** Worker threads; 0 parses on the main thread (no time or memory bound then). */
@@ -26,8 +26,11 @@ export const DEFAULT_PARSE_SETTINGS: ParseSettings = { workers: 1, timeoutMs: 30
 
 /** How ingestion reads messages: through the pool, or in-process (tests, the fallback). */
 export interface MessageReader {
-  /** Never rejects: a message that cannot be read comes back as `{ ok: false, reason }`. */
-  read(raw: Buffer): Promise<ReadMessage>;
+  /**
+   * Never rejects: a message that cannot be read comes back as `{ ok: false, reason }`. With
+   * `files`, the bytes of attachments whose text may be read are kept (`email.attachmentFiles`).
+   */
+  read(raw: Buffer, files?: AttachmentFileLimits): Promise<ReadMessage>;
   /** The header section only, for a message too large to parse. Never rejects. */
   readHeaders(head: Buffer): Promise<ParseOutcome>;
 }
@@ -40,6 +43,7 @@ export interface WorkerRequest {
   id: number;
   kind: 'message' | 'headers';
   raw: Uint8Array;
+  files?: AttachmentFileLimits;
 }
 
 export type WorkerReply = { type: 'ready' } | { type: 'done'; id: number; result: ReadMessage };
@@ -48,6 +52,7 @@ interface Job {
   id: number;
   kind: WorkerRequest['kind'];
   raw: Buffer;
+  files?: AttachmentFileLimits;
   resolve: (result: ReadMessage) => void;
 }
 
@@ -76,8 +81,8 @@ export class ParsePool implements MessageReader {
     private readonly entry: URL = ENTRY,
   ) {}
 
-  read(raw: Buffer): Promise<ReadMessage> {
-    return this.submit('message', raw);
+  read(raw: Buffer, files?: AttachmentFileLimits): Promise<ReadMessage> {
+    return this.submit('message', raw, files);
   }
 
   async readHeaders(head: Buffer): Promise<ParseOutcome> {
@@ -107,10 +112,10 @@ export class ParsePool implements MessageReader {
     await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => 0)));
   }
 
-  private submit(kind: Job['kind'], raw: Buffer): Promise<ReadMessage> {
-    if (this.inProcess || this.closed) return readInProcess(kind, raw);
+  private submit(kind: Job['kind'], raw: Buffer, files?: AttachmentFileLimits): Promise<ReadMessage> {
+    if (this.inProcess || this.closed) return readInProcess(kind, raw, files);
     return new Promise((resolve) => {
-      this.queue.push({ id: this.nextId++, kind, raw, resolve });
+      this.queue.push({ id: this.nextId++, kind, raw, resolve, ...(files ? { files } : {}) });
       this.dispatch();
     });
   }
@@ -164,7 +169,8 @@ export class ParsePool implements MessageReader {
     }, this.settings.timeoutMs);
     const copy = new Uint8Array(job.raw.length);
     copy.set(job.raw);
-    slot.worker.postMessage({ id: job.id, kind: job.kind, raw: copy } satisfies WorkerRequest, [copy.buffer]);
+    const request: WorkerRequest = { id: job.id, kind: job.kind, raw: copy, ...(job.files ? { files: job.files } : {}) };
+    slot.worker.postMessage(request, [copy.buffer]);
   }
 
   private onReply(slot: Slot, reply: WorkerReply): void {
@@ -231,7 +237,7 @@ export class ParsePool implements MessageReader {
   }
 
   private drainInProcess(): void {
-    for (const job of this.queue.splice(0)) void readInProcess(job.kind, job.raw).then(job.resolve);
+    for (const job of this.queue.splice(0)) void readInProcess(job.kind, job.raw, job.files).then(job.resolve);
   }
 
   private finish(job: Job, result: ReadMessage): void {
@@ -243,9 +249,9 @@ function failed(reason: string): ReadMessage {
   return { parsed: { ok: false, reason }, text: '' };
 }
 
-async function readInProcess(kind: Job['kind'], raw: Buffer): Promise<ReadMessage> {
+async function readInProcess(kind: Job['kind'], raw: Buffer, files?: AttachmentFileLimits): Promise<ReadMessage> {
   if (kind === 'headers') return { parsed: await readHeaders(raw), text: '' };
-  return readMessage(raw);
+  return readMessage(raw, files);
 }
 
 const shared = new Map<string, ParsePool>();

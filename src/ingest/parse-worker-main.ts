@@ -12,7 +12,7 @@ if (!port) throw new Error('parse-worker-main.ts runs only as a worker thread');
 
 port.on('message', (request: WorkerRequest) => {
   const raw = Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);
-  const work = request.kind === 'headers' ? readHeaders(raw).then((parsed) => ({ parsed, text: '' })) : readMessage(raw);
+  const work = request.kind === 'headers' ? readHeaders(raw).then((parsed) => ({ parsed, text: '' })) : readMessage(raw, request.files);
   work.then(
     (result) => port.postMessage({ type: 'done', id: request.id, result } satisfies WorkerReply),
     (error: unknown) =>

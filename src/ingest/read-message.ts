@@ -5,7 +5,7 @@
  * parse worker (parse-pool.ts) so a hostile message cannot block the main thread.
  */
 import { cutMark, sliceWhole } from '../mail/html-text.ts';
-import { parseRawEmail, type ParseOutcome } from '../mail/parse-message.ts';
+import { DEFAULT_PARSE_LIMITS, parseRawEmail, type ParseLimits, type ParseOutcome } from '../mail/parse-message.ts';
 import { extractReplyText } from '../mail/reply-text.ts';
 
 /**
@@ -31,9 +31,12 @@ export interface ReadMessage {
   text: string;
 }
 
+/** Which attachments' bytes are kept for reading their text (see `ParseLimits.attachmentFiles`). */
+export type AttachmentFileLimits = NonNullable<ParseLimits['attachmentFiles']>;
+
 /** Parses raw mail and extracts its new text. Never throws. */
-export async function readMessage(raw: Buffer): Promise<ReadMessage> {
-  const parsed = await parseRawEmail(raw);
+export async function readMessage(raw: Buffer, files?: AttachmentFileLimits): Promise<ReadMessage> {
+  const parsed = await parseRawEmail(raw, files ? { ...DEFAULT_PARSE_LIMITS, attachmentFiles: files } : DEFAULT_PARSE_LIMITS);
   if (!parsed.ok) return { parsed, text: '' };
   const email = parsed.email;
   const text = capText(extractReplyText({ text: email.textPart, html: email.html }), MAX_NEW_TEXT_CHARS);

@@ -1,7 +1,9 @@
 /**
  * Turns raw RFC 5322 bytes into the typed `ParsedEmail` the rest of the product works with.
  * mailparser does the MIME and charset work; attachments are streamed through a hash and dropped,
- * so a 25 MB attachment is never held as one more buffer. No I/O beyond the given bytes.
+ * so a 25 MB attachment is never held as one more buffer, except the files whose text may be read
+ * (`ParseLimits.attachmentFiles`): those are kept, each up to its byte cap, for the attachment
+ * reader (src/ingest/attachment-text.ts). No I/O beyond the given bytes.
  */
 import { createHash } from 'node:crypto';
 import { MailParser, type AddressObject, type AttachmentStream, type HeaderLines, type Headers, type MessageText } from 'mailparser';
@@ -21,6 +23,27 @@ export interface AttachmentInfo {
   size: number;
   sha256: string;
   inline: boolean;
+  /** The `charset` parameter of the part's Content-Type, lower-cased, when it named one. */
+  charset?: string;
+  /** What became of the file's text (set at ingestion, see src/ingest/attachment-text.ts). */
+  extraction?: AttachmentExtraction;
+}
+
+/** What reading an attachment's text gave: its text, an image (named, not read), or why it was skipped. */
+export interface AttachmentExtraction {
+  status: 'extracted' | 'image' | 'skipped';
+  /** The format read (`pdf`, `docx`, `csv`, …) or guessed. */
+  kind: string;
+  /** Characters of text kept (0 unless extracted). */
+  chars: number;
+  /** Why the text was not read or was cut ("larger than …", "encrypted", "not a readable PDF: …"). */
+  reason?: string;
+}
+
+/** The bytes of an attachment whose text may be read, by its index in `ParsedEmail.attachments`. */
+export interface AttachmentFile {
+  index: number;
+  bytes: Uint8Array;
 }
 
 /**
@@ -63,6 +86,10 @@ export interface ParsedEmail {
   reportParts: ReportPart[];
   /** What lenient header parsing repaired before mailparser saw the bytes (see header-repair.ts). */
   repairs: string[];
+  /** The kept bytes of attachments whose text may be read (see `ParseLimits.attachmentFiles`). */
+  attachmentFiles?: AttachmentFile[];
+  /** The attachments' text block once read at ingestion (src/ingest/attachment-text.ts); absent before. */
+  attachmentText?: string;
 }
 
 export type ParseOutcome = { ok: true; email: ParsedEmail } | { ok: false; reason: string };
@@ -77,9 +104,14 @@ export interface ParseLimits {
   /** How much of each report part is kept for the classifier, and how many parts. */
   maxReportPartBytes: number;
   maxReportParts: number;
+  /**
+   * Attachments (not images, audio, video or report parts) whose bytes are kept for reading their
+   * text: at most `maxFiles` of them, each only when it is at most `maxBytes`. Absent: none kept.
+   */
+  attachmentFiles?: { maxFiles: number; maxBytes: number };
 }
 
-const DEFAULT_PARSE_LIMITS: ParseLimits = {
+export const DEFAULT_PARSE_LIMITS: ParseLimits = {
   timeoutMs: 30_000,
   maxHtmlChars: 2_000_000,
   maxTextChars: 1_000_000,
@@ -163,6 +195,7 @@ interface ParserResult {
   text: MessageText | null;
   attachments: AttachmentInfo[];
   reportParts: ReportPart[];
+  files: AttachmentFile[];
 }
 
 /** An exception thrown inside a callback of the parser or of a stream it hands out. */
@@ -184,7 +217,7 @@ function runParser(raw: Buffer, limits: ParseLimits): Promise<ParserResult> {
       ignoreEmbedded: true,
       maxHtmlLengthToParse: limits.maxHtmlChars,
     });
-    const result: ParserResult = { headers: new Map(), headerLines: [], text: null, attachments: [], reportParts: [] };
+    const result: ParserResult = { headers: new Map(), headerLines: [], text: null, attachments: [], reportParts: [], files: [] };
     let settled = false;
     const finish = (error: Error | null) => {
       if (settled) return;
@@ -256,11 +289,23 @@ function consumeAttachment(attachment: AttachmentStream, into: ParserResult, lim
     REPORT_PART_TYPES.has(contentType) && into.reportParts.length < limits.maxReportParts
       ? { chunks: [] as Buffer[], bytes: 0, total: 0 }
       : null;
+  const fileLimits = limits.attachmentFiles;
+  const keep =
+    fileLimits && !capture && !REPORT_PART_TYPES.has(contentType) && !/^(image|audio|video)\//.test(contentType)
+      ? { chunks: [] as Buffer[], bytes: 0, over: false, maxBytes: fileLimits.maxBytes, maxFiles: fileLimits.maxFiles }
+      : null;
   attachment.content.on(
     'data',
     guard((chunk: Buffer) => {
       size += chunk.length;
       hash.update(chunk);
+      if (keep && !keep.over) {
+        keep.bytes += chunk.length;
+        if (keep.bytes > keep.maxBytes) {
+          keep.over = true;
+          keep.chunks = [];
+        } else keep.chunks.push(chunk);
+      }
       if (capture) {
         capture.total += chunk.length;
         if (capture.bytes < limits.maxReportPartBytes) {
@@ -276,13 +321,18 @@ function consumeAttachment(attachment: AttachmentStream, into: ParserResult, lim
     guard(() => {
       if (into.attachments.length < limits.maxAttachmentsListed) {
         const filename = textOf(attachment.filename);
+        const charset = charsetOf(attachment.headers);
         into.attachments.push({
           filename: filename ? cleanDisplayName(withoutNul(filename)) : null,
           contentType,
           size,
           sha256: hash.digest('hex'),
           inline: attachment.related === true || textOf(attachment.contentDisposition)?.toLowerCase() === 'inline',
+          ...(charset ? { charset } : {}),
         });
+        if (keep && !keep.over && size > 0 && into.files.length < keep.maxFiles) {
+          into.files.push({ index: into.attachments.length - 1, bytes: Buffer.concat(keep.chunks) });
+        }
       }
       if (capture && into.reportParts.length < limits.maxReportParts) {
         const text = withoutNul(Buffer.concat(capture.chunks).toString('utf8'));
@@ -297,6 +347,14 @@ function consumeAttachment(attachment: AttachmentStream, into: ParserResult, lim
       throw error instanceof Error ? error : new Error(String(error));
     }),
   );
+}
+
+/** The `charset` parameter of a part's Content-Type (a token, lower-cased), when there is one. */
+function charsetOf(headers: Headers | undefined): string | null {
+  const header = headers instanceof Map ? headers.get('content-type') : undefined;
+  const params = header && typeof header === 'object' && 'params' in header ? (header as { params?: unknown }).params : undefined;
+  const value = params && typeof params === 'object' ? (params as Record<string, unknown>).charset : undefined;
+  return typeof value === 'string' && /^[A-Za-z0-9._:+-]{1,40}$/.test(value.trim()) ? value.trim().toLowerCase() : null;
 }
 
 /** Attachment metadata from mailparser may be a string, `false`, undefined or (for odd headers) an array. */
@@ -344,6 +402,7 @@ function buildEmail(parsed: ParserResult, limits: ParseLimits, repairs: string[]
     reportType: reportTypeOf(contentType, contentTypeHeader),
     reportParts: parsed.reportParts,
     repairs,
+    attachmentFiles: parsed.files,
   };
 }
 

@@ -57,4 +57,6 @@ export interface IncomingEmail {
   date: Date;
   /** The new text only. */
   text: string;
+  /** The attachments' text block stored with the message (names, sizes, text read); '' or absent when none. */
+  attachmentText?: string;
 }

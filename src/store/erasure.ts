@@ -107,6 +107,7 @@ export const ERASURE_COLUMNS: readonly ErasureColumn[] = [
   col('Message', 'bodyText', 'text'),
   col('Message', 'extractedText', 'text'),
   col('Message', 'attachments', 'json'),
+  col('Message', 'attachmentText', 'text'),
   col('Message', 'classification', 'exempt', ENUM),
   col('Message', 'skipReason', 'exempt', ENUM),
   col('Message', 'skipDetail', 'text'),

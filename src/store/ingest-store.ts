@@ -138,6 +138,8 @@ export interface NewInboundMessage {
   bodyText: string;
   extractedText: string;
   attachments: AttachmentInfo[];
+  /** The attachments' text block (headings and read text), for the reply prompt; '' when none. */
+  attachmentText: string;
   classification: string;
   skipReason: string | null;
   skipDetail: string | null;
@@ -234,7 +236,7 @@ export async function writeIngested(sql: SqlExecutor, write: IngestWrite): Promi
       "id", "mailboxId", "messageId", "syntheticId", "threadId", "entityId", "direction", "author", "source", "imapFolder", "imapUid",
       "fromAddress", "fromName", "replyTo", "toAddresses", "ccAddresses", "subject", "inReplyTo", "references", "sentAt", "receivedAt",
       "bodyText", "extractedText", "attachments", "classification", "skipReason", "skipDetail", "authDmarc", "authDkim", "authSpf",
-      "status", "sizeBytes")
+      "status", "sizeBytes", "attachmentText")
     VALUES (${[
       p(m.id),
       p(m.mailboxId),
@@ -268,6 +270,7 @@ export async function writeIngested(sql: SqlExecutor, write: IngestWrite): Promi
       p(m.authSpf),
       p(m.status),
       p(m.raw.length),
+      p(m.attachmentText),
     ].join(', ')})`);
   steps.push(`INSERT INTO "MessageRaw" ("messageId", "raw") VALUES (${p(m.id)}, ${p(m.raw)}::bytea)`);
   if (write.threadKeys && write.threadKeys.keys.length > 0) {

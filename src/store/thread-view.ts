@@ -65,6 +65,42 @@ export interface ThreadMessage {
   authDmarc: string | null;
   /** Only the message's new text (quotes and signature removed). */
   extractedText: string;
+  /** The message's attachments and what became of each (read, image, skipped and why). */
+  attachments: ThreadAttachment[];
+}
+
+export interface ThreadAttachment {
+  filename: string | null;
+  size: number;
+  /** extracted | image | skipped; null for mail stored before attachments were read. */
+  status: string | null;
+  kind: string | null;
+  chars: number;
+  reason: string | null;
+}
+
+const storedAttachments = z
+  .array(
+    z.object({
+      filename: z.string().nullable().catch(null),
+      size: z.number().catch(0),
+      extraction: z
+        .object({ status: z.string(), kind: z.string(), chars: z.number().catch(0), reason: z.string().optional() })
+        .optional()
+        .catch(undefined),
+    }),
+  )
+  .catch([]);
+
+function attachmentsOf(value: unknown): ThreadAttachment[] {
+  return storedAttachments.parse(value).map((a) => ({
+    filename: a.filename,
+    size: a.size,
+    status: a.extraction?.status ?? null,
+    kind: a.extraction?.kind ?? null,
+    chars: a.extraction?.chars ?? 0,
+    reason: a.extraction?.reason ?? null,
+  }));
 }
 
 export interface ThreadTurn {
@@ -138,9 +174,10 @@ export async function threadMessages(db: DbClient, threadId: string): Promise<Th
       skipDetail: true,
       authDmarc: true,
       extractedText: true,
+      attachments: true,
     },
   });
-  return rows.map((m) => ({ ...m, toAddresses: jsonStringArray(m.toAddresses) }));
+  return rows.map((m) => ({ ...m, toAddresses: jsonStringArray(m.toAddresses), attachments: attachmentsOf(m.attachments) }));
 }
 
 /** Every turn of a thread, oldest first, with the prompt the model was given. */

@@ -29,6 +29,7 @@ const messageRow = z.object({
   sentAt: utc.nullable(),
   receivedAt: utc,
   extractedText: z.string(),
+  attachmentText: z.string().catch(''),
   subject: z.string(),
   references: z.unknown(),
   replyTo: z.string().nullable(),
@@ -39,7 +40,7 @@ const messageRow = z.object({
 
 const beginRow = z.object({ turn_id: z.string().nullable(), resumed: z.boolean(), messages: z.array(messageRow) });
 
-const MESSAGE_COLUMNS = `"id", "messageId", "syntheticId", "fromName", "fromAddress", "sentAt", "receivedAt", "extractedText", "subject", "references", "replyTo", "authDmarc", "toAddresses", "ccAddresses"`;
+const MESSAGE_COLUMNS = `"id", "messageId", "syntheticId", "fromName", "fromAddress", "sentAt", "receivedAt", "extractedText", "attachmentText", "subject", "references", "replyTo", "authDmarc", "toAddresses", "ccAddresses"`;
 
 const BEGIN_SQL = `
 WITH running AS (
@@ -90,6 +91,7 @@ export async function beginTurn(sql: SqlExecutor, threadId: string, newTurnId: s
       fromAddress: m.fromAddress ?? '',
       date: m.sentAt ?? m.receivedAt,
       text: m.extractedText,
+      attachmentText: m.attachmentText,
       subject: m.subject,
       references: stringArray.catch([]).parse(m.references),
       replyTo: m.replyTo,

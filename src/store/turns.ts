@@ -79,6 +79,7 @@ export async function loadTurnMessages(db: DbClient, turnId: string): Promise<Tu
     fromAddress: m.fromAddress ?? '',
     date: m.sentAt ?? m.receivedAt,
     text: m.extractedText,
+    attachmentText: m.attachmentText,
     subject: m.subject,
     references: jsonStringArray(m.references),
     replyTo: m.replyTo,

@@ -17,8 +17,10 @@ import {
   threadMessages,
   threadOwner,
   threadTurns,
+  type ThreadAttachment,
   type ThreadMessage,
 } from '../../store/thread-view.ts';
+import { formatBytes } from '../../mail/attachments.ts';
 import type { ConsoleContext } from '../context.ts';
 import { csrfField } from '../csrf.ts';
 import { readParam } from '../forms.ts';
@@ -34,6 +36,16 @@ function sender(m: Pick<ThreadMessage, 'fromAddress' | 'fromName'>): string {
   return m.fromName ? `${m.fromName} <${m.fromAddress}>` : m.fromAddress;
 }
 
+/** One attachment and what became of its text: read (how much), an image named in the prompt, or skipped and why. */
+function attachmentLine(a: ThreadAttachment): string {
+  const name = `${a.filename ?? '(unnamed)'} (${formatBytes(a.size)})`;
+  if (a.status === 'extracted')
+    return `${name}: text read (${a.kind}, ${a.chars.toLocaleString('en-US')} characters${a.reason ? `; ${a.reason}` : ''})`;
+  if (a.status === 'image') return `${name}: image, named in the prompt`;
+  if (a.status === 'skipped') return `${name}: skipped, because ${a.reason ?? 'it could not be read'}`;
+  return `${name}: not read (stored before attachments were read)`;
+}
+
 function messageCard(m: ThreadMessage): SafeHtml {
   const titleId = `message-${m.id}-title`;
   return html`
@@ -47,6 +59,7 @@ function messageCard(m: ThreadMessage): SafeHtml {
     · To ${m.toAddresses.join(', ') || 'nobody'}
   </p>
   ${mailText(m.extractedText || '(no new text)')}
+  ${m.attachments.length > 0 ? html`<h4>Attachments</h4>${list(m.attachments.map(attachmentLine))}` : ''}
   <p><a href="/messages/${m.id}/original" aria-describedby="${titleId}">Full original</a></p>
 </article>`;
 }

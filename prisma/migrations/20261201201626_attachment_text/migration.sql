@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Message" ADD COLUMN     "attachmentText" TEXT NOT NULL DEFAULT '';
