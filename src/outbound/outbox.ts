@@ -24,6 +24,8 @@ export interface OutboxDeps {
   db: Db;
   supportAddress: string;
   supportName: string;
+  /** The mailbox's signature, below every reply it sends or files as a draft. */
+  signature?: string | undefined;
   logger: Logger;
   sender?: MailSender;
   drafts?: DraftsFolder;
@@ -51,6 +53,7 @@ function mimeOf(deps: OutboxDeps, draft: OutboxDraft, headers: Record<string, st
     references: draft.references,
     headers,
     date: draft.createdAt,
+    signature: deps.signature,
   };
 }
 

@@ -16,6 +16,14 @@ export interface DraftForMime {
   references: string[];
   headers: Record<string, string>;
   date?: Date;
+  /** The mailbox's signature (plain text), put below the body. */
+  signature?: string | undefined;
+}
+
+/** The body with the mailbox's signature below the standard `-- ` delimiter (RFC 3676 4.3). */
+export function withSignature(body: string, signature: string | undefined): string {
+  if (!signature) return body;
+  return `${body.trimEnd()}\n\n-- \n${signature}`;
 }
 
 /** nodemailer message options for a draft: shared by the composer and the SMTP transport. */
@@ -24,7 +32,7 @@ export function mailOptions(draft: DraftForMime): Mail.Options {
     from: { name: draft.fromName, address: draft.fromAddress },
     to: draft.to,
     subject: draft.subject,
-    text: draft.body,
+    text: withSignature(draft.body, draft.signature),
     messageId: draft.messageId,
     ...(draft.inReplyTo ? { inReplyTo: draft.inReplyTo } : {}),
     ...(draft.references.length > 0 ? { references: draft.references } : {}),
