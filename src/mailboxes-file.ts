@@ -165,8 +165,10 @@ export function parseMailboxes(
   }
   const parsed = fileSchema.safeParse(data);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return fail(`${describePath(issue.path, data)}: ${issue.message}`);
+    // A misspelt key first: it usually explains the rest (`mailbox:` leaves `mailboxes` missing).
+    const issue = parsed.error.issues.find((i) => i.code === 'unrecognized_keys') ?? parsed.error.issues[0]!;
+    const missing = issue.code === 'invalid_type' && / received undefined$/.test(issue.message);
+    return fail(`${describePath(issue.path, data)}: ${missing ? 'is required' : issue.message}`);
   }
   const seen = new Set<string>();
   return parsed.data.mailboxes.map((entry, index) => {
