@@ -32,7 +32,8 @@ export function routePipelines(db: Db, routes: readonly MailboxPipeline[]): Pipe
   return {
     messageStored: (result) => primary.messageStored(result),
     runTurn: async (threadId) => (await forThread(threadId)).runTurn(threadId),
-    turnFailed: async (threadId, reason) => (await forThread(threadId)).turnFailed(threadId, reason),
+    // A thread of a mailbox no longer served is handed to a person all the same (nothing is sent).
+    turnFailed: async (threadId, reason) => (await forThread(threadId).catch(() => primary)).turnFailed(threadId, reason),
     // Promotions are about the customer (shared by every mailbox); the pipelines differ only in what follows a turn.
     runPromotion: (threadId, trigger) => primary.runPromotion(threadId, trigger),
     promotionRequested: (threadId) => primary.promotionRequested(threadId),
