@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPollers } from '../../src/app/start-poller.ts';
+import { createConsoleApp } from '../../src/console/app.ts';
 import type { RecordedRequest } from '../support/scripted-llm-server.ts';
 import { customerEmail, startAgentHarness, turnAnswer, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
@@ -211,4 +212,53 @@ describe('two mailboxes served by one agent', () => {
     expect(message!.mailboxId).toBe(billingBox);
     expect(message!.threadId).toBe(first!.threadId);
   }, 60_000);
+
+  it("the console filters drafts by mailbox and shows a thread's mailbox", async () => {
+    const app = createConsoleApp(h.runtime, 'console-pass-0001');
+    const base = 'http://127.0.0.1';
+    const cookieOf = (response: Response, name: string) =>
+      response.headers
+        .getSetCookie()
+        .find((c) => c.startsWith(`${name}=`))
+        ?.split(';')[0];
+    const form = await app.request(`${base}/login`);
+    const token = /name="_login" value="([^"]+)"/.exec(await form.text())?.[1];
+    const login = await app.request(`${base}/login`, {
+      method: 'POST',
+      headers: { cookie: cookieOf(form, 'sa_login')!, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ password: 'console-pass-0001', _login: token! }).toString(),
+    });
+    const cookie = cookieOf(login, 'sa_session')!;
+    expect(cookie).toBeDefined();
+    const page = async (url: string) => {
+      const response = await app.request(`${base}${url}`, { headers: { cookie } });
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    const supportDraft = (await h.runtime.db.draft.findFirst({ where: { inReplyTo: '<mb-support-1@customer.example>' } }))!;
+    const billingDraft = (await h.runtime.db.draft.findFirst({ where: { inReplyTo: '<mb-billing-1@customer.example>' } }))!;
+
+    const all = await page('/drafts');
+    expect(all).toContain('id="mailbox-select"');
+    expect(all).toContain(`id="draft-${supportDraft.id}"`);
+    expect(all).toContain(`id="handled-${billingDraft.id}"`);
+
+    const ofSupport = await page(`/drafts?mailbox=${encodeURIComponent('Support@Acme.example')}`);
+    expect(ofSupport).toContain(`id="draft-${supportDraft.id}"`);
+    expect(ofSupport).not.toContain(`id="handled-${billingDraft.id}"`);
+    expect(ofSupport).toMatch(/<option value="support@acme.example" selected>/);
+
+    const ofBilling = await page(`/drafts?mailbox=${BILLING}`);
+    expect(ofBilling).not.toContain(`id="draft-${supportDraft.id}"`);
+    expect(ofBilling).toContain(`id="handled-${billingDraft.id}"`);
+
+    // A mailbox that is not there shows nothing rather than everything; a malformed one is ignored.
+    const unknown = await page('/drafts?mailbox=nobody%40acme.example');
+    expect(unknown).not.toContain(`id="draft-${supportDraft.id}"`);
+    expect(unknown).not.toContain(`id="handled-${billingDraft.id}"`);
+    expect(await page('/drafts?mailbox=%3Cscript%3E')).toContain(`id="draft-${supportDraft.id}"`);
+
+    const thread = await page(`/threads/${billingDraft.threadId}`);
+    expect(thread).toMatch(/id="thread-mailbox">billing@acme\.example</);
+  }, 30_000);
 });
