@@ -137,7 +137,10 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
 
   const openMailbox = async (settings: MailboxSettings): Promise<MailboxRuntime> => {
     const mailbox = await ensureMailbox(db, settings.address, settings.name);
-    const ingest = await ingestSettings(config, db, settings.address, settings.entityKey);
+    const base = await ingestSettings(config, db, settings.address, settings.entityKey);
+    // The other mailboxes are the team too: a person writing from billing@ to support@ is not a customer to answer.
+    const others = served.map((m) => m.address).filter((address) => address !== settings.address);
+    const ingest = others.length === 0 ? base : { ...base, staffAddresses: [...(base.staffAddresses ?? []), ...others] };
     // One token source for IMAP and SMTP: a refresh serves both, and a rotated refresh token is kept once.
     const oauth2 = settings.oauth2 ? createAccessTokenSource(settings.oauth2) : null;
     const { imap, smtp } = settings;

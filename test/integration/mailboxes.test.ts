@@ -261,4 +261,33 @@ describe('two mailboxes served by one agent', () => {
     const thread = await page(`/threads/${billingDraft.threadId}`);
     expect(thread).toMatch(/id="thread-mailbox">billing@acme\.example</);
   }, 30_000);
+
+  it("mail from another served mailbox in a thread is the team's reply, not a customer's", async () => {
+    const [supportBox] = h.runtime.mailboxes.map((m) => m.mailbox.id);
+    const first = await h.runtime.db.message.findFirst({ where: { messageId: '<mb-support-1@customer.example>' } });
+    const turnsBefore = await h.runtime.db.turn.count({ where: { threadId: first!.threadId! } });
+    await dovecot.deliver(
+      SUPPORT,
+      customerEmail({
+        from: `Acme Billing <${BILLING}>`,
+        to: SUPPORT,
+        cc: 'carla@customer.example',
+        subject: 'Re: Where is my parcel?',
+        body: 'Carla, billing here: the parcel was re-sent today.',
+        messageId: '<mb-internal-1@acme.example>',
+        inReplyTo: '<mb-support-1@customer.example>',
+        references: '<mb-support-1@customer.example>',
+      }),
+    );
+    const stored = await waitFor(
+      () => h.runtime.db.message.findFirst({ where: { messageId: '<mb-internal-1@acme.example>' } }),
+      (m) => m !== null,
+      30_000,
+      "billing's message stored in support's thread",
+    ).then((m) => m!);
+    expect(stored.mailboxId).toBe(supportBox);
+    expect(stored.threadId).toBe(first!.threadId);
+    expect(stored.author).toBe('staff');
+    expect(await h.runtime.db.turn.count({ where: { threadId: first!.threadId! } })).toBe(turnsBefore);
+  }, 60_000);
 });
