@@ -8,6 +8,7 @@ import { parseHost } from './net/host-names.ts';
 import { isAddressOrCidr } from './net/trusted-proxies.ts';
 import { parseDuration } from './duration.ts';
 import { AppError } from './errors.ts';
+import { loadMailboxesFile, type MailboxSettings } from './mailboxes-file.ts';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
@@ -98,6 +99,14 @@ const envSchema = z.object({
   SUPPORT_ADDRESS: emailAddress.default('support@example.com'),
   SUPPORT_NAME: z.string().default('Support'),
 
+  /** Several mailboxes (JSON or YAML, src/mailboxes-file.ts); without it the variables below describe the one mailbox. */
+  MAILBOXES_FILE: z.string().optional(),
+  /** The single mailbox's fallback reply language; in the mailboxes file, `language`. */
+  REPLY_LANGUAGE: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag like en, de or pt-BR')
+    .optional(),
+
   // IMAP (the poller and the Drafts folder)
   IMAP_HOST: z.string().optional(),
   IMAP_PORT: port.default(993),
@@ -133,7 +142,7 @@ const envSchema = z.object({
   OAUTH2_SCOPE: z.string().optional(),
   REPLY_MODE: z.enum(['draft', 'send']).default('draft'),
   REPLY_MAX_AGE: duration.default(7 * 86_400_000),
-  /** Plain text after "-- " in both parts of every reply; `\n` in the value is a line break. */
+  /** Plain text after "-- " in both parts of every reply; `\n` in the value is a line break (the single mailbox's; in the mailboxes file, `signature`). */
   REPLY_SIGNATURE: z
     .string()
     .transform((v) => v.replace(/\\n/g, '\n').trim())
@@ -386,6 +395,55 @@ function grouped(e: z.output<typeof envSchema>) {
       allowedHosts: e.CONSOLE_ALLOWED_HOSTS,
     },
     logLevel: e.LOG_LEVEL,
+    mailboxesFile: e.MAILBOXES_FILE === undefined ? undefined : path.resolve(e.MAILBOXES_FILE),
+    /** Every mailbox the agent serves, the first one primary; from MAILBOXES_FILE, else the one of the variables. */
+    mailboxes: [envMailbox(e)],
+  };
+}
+
+/** The mailbox the single-mailbox variables describe (and the defaults of the mailboxes file). */
+function envMailbox(e: z.output<typeof envSchema>): MailboxSettings {
+  return {
+    address: e.SUPPORT_ADDRESS,
+    name: e.SUPPORT_NAME,
+    imap: {
+      host: e.IMAP_HOST,
+      port: e.IMAP_PORT,
+      secure: e.IMAP_SECURE,
+      rejectUnauthorized: e.IMAP_TLS_REJECT_UNAUTHORIZED,
+      user: e.IMAP_USER,
+      password: e.IMAP_PASSWORD,
+      folders: e.IMAP_FOLDERS,
+      pollIntervalMs: e.IMAP_POLL_INTERVAL,
+      processedAction: e.IMAP_PROCESSED_ACTION,
+      processedFolder: e.IMAP_PROCESSED_FOLDER,
+      idle: e.IMAP_IDLE,
+      sentFolder: e.IMAP_SENT_FOLDER,
+      draftsFolder: 'auto',
+    },
+    smtp: {
+      host: e.SMTP_HOST,
+      port: e.SMTP_PORT,
+      secure: e.SMTP_SECURE,
+      rejectUnauthorized: e.SMTP_TLS_REJECT_UNAUTHORIZED,
+      // XOAUTH2 logs in as SMTP_USER, or as the IMAP user when the mailbox is the same account.
+      user: e.SMTP_USER ?? (e.MAIL_AUTH === 'oauth2' ? e.IMAP_USER : undefined),
+      password: e.SMTP_PASSWORD,
+    },
+    oauth2:
+      e.MAIL_AUTH === 'oauth2'
+        ? {
+            tokenUrl: e.OAUTH2_TOKEN_URL ?? OAUTH2_TOKEN_URLS[e.OAUTH2_PROVIDER] ?? '',
+            clientId: e.OAUTH2_CLIENT_ID ?? '',
+            clientSecret: e.OAUTH2_CLIENT_SECRET,
+            refreshToken: e.OAUTH2_REFRESH_TOKEN ?? '',
+            scope: e.OAUTH2_SCOPE,
+          }
+        : null,
+    replyMode: e.REPLY_MODE,
+    signature: e.REPLY_SIGNATURE === '' ? undefined : e.REPLY_SIGNATURE,
+    language: e.REPLY_LANGUAGE,
+    entityKey: e.ENTITY_KEY,
   };
 }
 
@@ -419,7 +477,8 @@ function crossChecks(e: z.output<typeof envSchema>, ctx: z.RefinementCtx): void 
     ];
     for (const name of missing) ctx.addIssue({ code: 'custom', path: [name], message: 'required when MAIL_AUTH=oauth2' });
   }
-  if (e.REPLY_MODE === 'send' && !e.SMTP_HOST) {
+  // With a mailboxes file, REPLY_MODE is only the default and each mailbox is checked there.
+  if (e.REPLY_MODE === 'send' && !e.SMTP_HOST && !e.MAILBOXES_FILE) {
     ctx.addIssue({ code: 'custom', path: ['SMTP_HOST'], message: 'required when REPLY_MODE=send' });
   }
 }
@@ -444,7 +503,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`);
     throw new AppError('CONFIG_INVALID', `Invalid configuration: ${problems.join('; ')}`);
   }
-  return parsed.data;
+  const config = parsed.data;
+  if (config.mailboxesFile === undefined) return config;
+  const mailboxes = loadMailboxesFile(config.mailboxesFile, env, {
+    mailbox: config.mailboxes[0]!,
+    tokenUrls: OAUTH2_TOKEN_URLS,
+    parseDuration,
+  });
+  // The first mailbox is the primary one: SUPPORT_ADDRESS and SUPPORT_NAME follow it.
+  return { ...config, supportAddress: mailboxes[0]!.address, supportName: mailboxes[0]!.name, mailboxes };
 }
 
 /**

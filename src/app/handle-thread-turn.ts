@@ -53,6 +53,8 @@ export interface TurnSettings {
   supportName: string;
   messageIdSecret: string;
   replyMode: 'draft' | 'send';
+  /** The mailbox's language for a customer whose own is unclear. */
+  language?: string | undefined;
   limits: ContextLimits;
   replyLimitPerHour: number;
   replyLimitPerDay: number;
@@ -163,6 +165,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   const prompt = assembleTurnContext({
     supportName: settings.supportName,
     supportAddress: settings.supportAddress,
+    defaultLanguage: settings.language,
     profile,
     withheldReason: withheld,
     thread: thread.state,

@@ -8,11 +8,16 @@ async function messageIdSecret(config: Config, db: DbClient): Promise<string> {
   return config.trust.messageIdSecret ?? getOrCreateSecret(db, 'message-id-secret');
 }
 
-export async function ingestSettings(config: Config, db: DbClient, supportAddress = config.supportAddress): Promise<IngestSettings> {
+export async function ingestSettings(
+  config: Config,
+  db: DbClient,
+  supportAddress = config.supportAddress,
+  entityKey: 'address' | 'domain' = config.mailboxes[0]!.entityKey,
+): Promise<IngestSettings> {
   return {
     supportAddress,
     staffAddresses: config.staffAddresses,
-    entityKey: { mode: config.entity.key, extraFreeMailDomains: config.entity.extraFreeMailDomains },
+    entityKey: { mode: entityKey, extraFreeMailDomains: config.entity.extraFreeMailDomains },
     foldPlusAddresses: config.entity.foldPlusAddresses,
     subjectWindowMs: config.memory.subjectWindowMs,
     authservId: config.trust.authservId,

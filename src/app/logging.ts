@@ -17,6 +17,8 @@ export function configSecrets(config: Config): string[] {
     config.smtp.password,
     config.oauth2?.clientSecret,
     config.oauth2?.refreshToken,
+    // The mailboxes file's secrets (inline or from env: references).
+    ...config.mailboxes.flatMap((m) => [m.imap.password, m.smtp.password, m.oauth2?.clientSecret, m.oauth2?.refreshToken]),
     config.llm.apiKey,
     config.console.password,
     config.trust.messageIdSecret,

@@ -100,7 +100,11 @@ export async function startWorkers(runtime: Runtime, options: { reconcileOnStart
   };
   if (options.reconcileOnStart !== false) await runReconcile();
   const timer = setInterval(() => void runReconcile(), config.worker.reconcileIntervalMs);
-  logger.info('workers started', { concurrency: config.worker.concurrency, replyMode: config.replyMode, llm: runtime.provider.name });
+  logger.info('workers started', {
+    concurrency: config.worker.concurrency,
+    mailboxes: runtime.mailboxes.map((m) => `${m.mailbox.address} (${m.settings.replyMode})`),
+    llm: runtime.provider.name,
+  });
 
   return {
     close: async () => {

@@ -1,17 +1,21 @@
 import type { Config } from '../config.ts';
+import type { MailboxSettings } from '../mailboxes-file.ts';
 import type { TurnSettings } from './handle-thread-turn.ts';
 
+/** A turn's settings: the agent's, and the mailbox's own (address, name, reply mode, language); the primary mailbox by default. */
 export function turnSettings(
   config: Config,
   messageIdSecret: string,
   supportAddress = config.supportAddress,
   tagVocabulary: Readonly<Record<string, string>> = {},
+  mailbox: MailboxSettings = config.mailboxes[0]!,
 ): TurnSettings {
   return {
     supportAddress,
-    supportName: config.supportName,
+    supportName: mailbox.name,
     messageIdSecret,
-    replyMode: config.replyMode,
+    replyMode: mailbox.replyMode,
+    language: mailbox.language,
     limits: {
       promptTokenBudget: config.memory.promptTokenBudget,
       summaryTokenCap: config.memory.summaryTokenCap,

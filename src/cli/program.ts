@@ -33,6 +33,12 @@ function parseTag(value: string): string {
   return value;
 }
 
+function parseMailboxAddress(value: string): string {
+  const address = value.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) throw new InvalidArgumentError('must be a mailbox address like billing@acme.example');
+  return address;
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError('must be a port number (1-65535)');
@@ -139,8 +145,9 @@ export function buildProgram(): Command {
 
   program
     .command('threads')
-    .description('list the threads carrying a tag, newest activity first (the vocabulary is in the policy file)')
-    .requiredOption('--tag <tag>', 'a snake_case tag, e.g. billing', parseTag)
+    .description('list the threads carrying a tag, or of a mailbox, newest activity first (the vocabulary is in the policy file)')
+    .option('--tag <tag>', 'a snake_case tag, e.g. billing', parseTag)
+    .option('--mailbox <address>', "only this mailbox's threads (with several mailboxes)", parseMailboxAddress)
     .option('--status <status>', 'only threads in this status', (value: string) => {
       if (!['open', 'resolved', 'closed'].includes(value)) throw new InvalidArgumentError('must be open, resolved or closed');
       return value;

@@ -3,10 +3,22 @@
  * discard it. Every change is conditional on the draft still being a `draft`, so two reviewers, or
  * one double click, can never send a reply twice or revive a discarded one.
  */
-import type { Runtime } from '../app/runtime.ts';
+import type { MailboxRuntime, Runtime } from '../app/runtime.ts';
 import { describeError } from '../errors.ts';
 import { clearHandoff, settleUnknownSend } from '../store/attention.ts';
 import { changeDraftUnderReview, draftExists } from '../store/draft-review.ts';
+import { draftMailboxId } from '../store/mailboxes.ts';
+
+/** The served mailbox a draft belongs to (its SMTP and Drafts folder); the primary one with a single mailbox. */
+async function mailboxOf(runtime: Runtime, draftId: string): Promise<MailboxRuntime | undefined> {
+  if (runtime.mailboxes.length === 1) return runtime.mailboxes[0];
+  const mailboxId = await draftMailboxId(runtime.db, draftId);
+  return runtime.mailboxes.find((m) => m.mailbox.id === mailboxId);
+}
+
+async function canSend(runtime: Runtime, draftId: string): Promise<boolean> {
+  return Boolean((await mailboxOf(runtime, draftId))?.settings.smtp.host);
+}
 
 export type DraftActionResult = 'done' | 'not-a-draft' | 'not-found' | 'smtp-missing';
 
@@ -31,7 +43,7 @@ async function enqueueSend(runtime: Runtime, draftId: string): Promise<void> {
  * approved: the approval is the human's decision.
  */
 export async function approveDraft(runtime: Runtime, draftId: string): Promise<DraftActionResult> {
-  if (!runtime.config.smtp.host) return 'smtp-missing';
+  if (!(await canSend(runtime, draftId))) return 'smtp-missing';
   if (!(await changeDraftUnderReview(runtime.db, draftId, { status: 'queued' }))) return missingOrHandled(runtime, draftId);
   await enqueueSend(runtime, draftId);
   runtime.logger.info('draft approved in the console', { draftId });
@@ -43,7 +55,7 @@ export async function approveDraft(runtime: Runtime, draftId: string): Promise<D
  * or approved draft's copy goes). If Redis is unreachable the reconciler does it later.
  */
 async function enqueueDraftsFolderUpdate(runtime: Runtime, draftId: string): Promise<void> {
-  if (!runtime.imapConfigured) return;
+  if (!(await mailboxOf(runtime, draftId))?.imapLogin) return;
   try {
     await runtime.queues().enqueueOutbox(draftId, 'append');
   } catch (error) {
@@ -61,7 +73,7 @@ export async function editDraft(runtime: Runtime, draftId: string, body: string)
 
 /** The edit and the approval in one step, so nothing can slip in between. */
 export async function editAndSendDraft(runtime: Runtime, draftId: string, body: string): Promise<DraftActionResult> {
-  if (!runtime.config.smtp.host) return 'smtp-missing';
+  if (!(await canSend(runtime, draftId))) return 'smtp-missing';
   if (!(await changeDraftUnderReview(runtime.db, draftId, { body, status: 'queued' }))) return missingOrHandled(runtime, draftId);
   await enqueueSend(runtime, draftId);
   runtime.logger.info('draft edited and approved in the console', { draftId });
@@ -80,7 +92,7 @@ export async function discardDraft(runtime: Runtime, draftId: string): Promise<D
  * sent), or it did not (back to the outbox, sent again by the worker).
  */
 export async function settleSend(runtime: Runtime, draftId: string, outcome: 'sent' | 'resend'): Promise<DraftActionResult> {
-  if (outcome === 'resend' && !runtime.config.smtp.host) return 'smtp-missing';
+  if (outcome === 'resend' && !(await canSend(runtime, draftId))) return 'smtp-missing';
   if (!(await settleUnknownSend(runtime.db, draftId, outcome === 'sent' ? 'sent' : 'queued', new Date())))
     return missingOrHandled(runtime, draftId);
   if (outcome === 'resend') await enqueueSend(runtime, draftId);

@@ -37,6 +37,8 @@ export interface TurnContextInput {
   thread: ThreadState;
   /** The policy's tag vocabulary (tag → when it applies), offered to the model; free tags are allowed too. */
   tagVocabulary?: Readonly<Record<string, string>>;
+  /** The mailbox's language for a customer whose own is unclear (REPLY_LANGUAGE, the mailboxes file's `language`). */
+  defaultLanguage?: string | undefined;
   /** The thread's latest messages before this turn, oldest first (the rolling buffer). */
   buffer: readonly BufferMessage[];
   /** Oldest first; the last one is the message being answered. */
@@ -69,7 +71,7 @@ const OPEN_ITEM_TOKENS = 40;
 const OLDER_EMAIL_TOKENS = 120;
 
 export function buildTurnSystemPrompt(
-  input: Pick<TurnContextInput, 'supportName' | 'supportAddress' | 'withheldReason' | 'limits' | 'tagVocabulary'> & {
+  input: Pick<TurnContextInput, 'supportName' | 'supportAddress' | 'withheldReason' | 'limits' | 'tagVocabulary' | 'defaultLanguage'> & {
     /** The turn's emails carry attachments: the rule on untrusted data names their markers too. */
     attachments?: boolean;
   },
@@ -96,6 +98,7 @@ export function buildTurnSystemPrompt(
     `- pin: new identifiers to keep verbatim (order, invoice, account or ticket numbers, error codes, addresses, deadlines); unpin: pinned items no longer needed. Pins stay until unpinned (at most ${MAX_PINNED_ITEMS}, oldest dropped).`,
     '- RECENT EXCHANGES include our own earlier replies: stay consistent with them.',
   ];
+  if (input.defaultLanguage) lines.push(`- When the customer's language is unclear, reply in ${input.defaultLanguage}.`);
   if (input.withheldReason) {
     lines.push(
       `- The customer's profile and the thread's history are withheld for this reply (${input.withheldReason}). You have only the email below. Do not disclose, confirm or deny any account, order or personal detail of anyone; if they need account help, ask them to write from the address registered with us.`,

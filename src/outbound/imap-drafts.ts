@@ -24,10 +24,16 @@ export interface DraftsFolder {
   remove(messageId: string, copy: DraftCopy | null): Promise<number>;
 }
 
-async function withDrafts<T>(login: ImapLogin, what: string, work: (client: ImapFlow, path: string) => Promise<T>): Promise<T> {
+async function withDrafts<T>(
+  login: ImapLogin,
+  folder: string,
+  what: string,
+  work: (client: ImapFlow, path: string) => Promise<T>,
+): Promise<T> {
   const client = await createImapClient(login, { idle: false });
   try {
     await client.connect();
+    if (folder !== 'auto') return await work(client, folder);
     const folders = await client.list();
     const drafts = folders.find((f) => f.specialUse === '\\Drafts') ?? folders.find((f) => /^drafts$/i.test(f.name));
     if (!drafts) throw new AppError('IMAP_FAILED', 'the mailbox has no Drafts folder (no \\Drafts special-use folder)');
@@ -47,10 +53,11 @@ async function uidsWithMessageId(client: ImapFlow, messageId: string): Promise<n
   return Array.isArray(found) ? found : [];
 }
 
-export function createImapDraftsFolder(login: ImapLogin): DraftsFolder {
+/** `folder`: a path, or `auto` for the folder marked \\Drafts (else one named Drafts). */
+export function createImapDraftsFolder(login: ImapLogin, folder = 'auto'): DraftsFolder {
   return {
     appendOnce: (messageId, raw) =>
-      withDrafts(login, 'append', async (client, path) => {
+      withDrafts(login, folder, 'append', async (client, path) => {
         const lock = await client.getMailboxLock(path);
         try {
           // A retried job must not leave two copies: look for our Message-ID first.
@@ -66,7 +73,7 @@ export function createImapDraftsFolder(login: ImapLogin): DraftsFolder {
           : null;
       }),
     remove: (messageId, copy) =>
-      withDrafts(login, 'removal', async (client, path) => {
+      withDrafts(login, folder, 'removal', async (client, path) => {
         const lock = await client.getMailboxLock(path);
         try {
           const box = client.mailbox;

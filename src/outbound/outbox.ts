@@ -30,7 +30,7 @@ export interface OutboxDeps {
   sender?: MailSender;
   drafts?: DraftsFolder;
   /** How replies look (README "Replies as a mail client sends them"); plain text only when absent. */
-  reply?: { signature?: string; quoteOriginal: boolean };
+  reply?: { signature?: string | undefined; quoteOriginal: boolean };
   /** Waits between attempts to record a send's outcome (injectable for tests). */
   sleep?: (ms: number) => Promise<void>;
 }

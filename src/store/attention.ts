@@ -31,9 +31,9 @@ export async function unknownSends(db: DbClient, limit = 50): Promise<UnknownSen
   });
 }
 
-export async function handedOffThreads(db: DbClient, limit = 20): Promise<HandedOffThread[]> {
+export async function handedOffThreads(db: DbClient, limit = 20, mailboxId?: string): Promise<HandedOffThread[]> {
   const rows = await db.thread.findMany({
-    where: { handoffAt: { not: null } },
+    where: { handoffAt: { not: null }, ...(mailboxId ? { mailboxId } : {}) },
     orderBy: [{ handoffAt: 'desc' }, { id: 'desc' }],
     take: limit,
     select: { id: true, subject: true, handoffReason: true, handoffAt: true, entity: { select: { name: true, key: true } } },

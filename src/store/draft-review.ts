@@ -156,9 +156,9 @@ function toCard(row: CardRow): DraftCard {
 }
 
 /** Drafts waiting for review, newest first; only those whose thread carries `tag`, when given. */
-export async function draftsToReview(db: DbClient, limit: number, tag?: string): Promise<DraftCard[]> {
+export async function draftsToReview(db: DbClient, limit: number, tag?: string, mailboxId?: string): Promise<DraftCard[]> {
   const rows = await db.draft.findMany({
-    where: reviewWhere(tag),
+    where: reviewWhere(tag, mailboxId),
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit,
     select: CARD_SELECT,
@@ -166,12 +166,16 @@ export async function draftsToReview(db: DbClient, limit: number, tag?: string):
   return withPassages(db, rows.map(toCard));
 }
 
-export async function countDraftsToReview(db: DbClient, tag?: string): Promise<number> {
-  return db.draft.count({ where: reviewWhere(tag) });
+export async function countDraftsToReview(db: DbClient, tag?: string, mailboxId?: string): Promise<number> {
+  return db.draft.count({ where: reviewWhere(tag, mailboxId) });
 }
 
-function reviewWhere(tag: string | undefined): Prisma.DraftWhereInput {
-  return { status: 'draft', ...(tag ? { thread: { tags: { array_contains: [tag] } } } : {}) };
+function reviewWhere(tag: string | undefined, mailboxId: string | undefined): Prisma.DraftWhereInput {
+  return {
+    status: 'draft',
+    ...(mailboxId ? { mailboxId } : {}),
+    ...(tag ? { thread: { tags: { array_contains: [tag] } } } : {}),
+  };
 }
 
 /** Every reply of a thread, oldest first. */
@@ -181,9 +185,9 @@ export async function threadDraftCards(db: DbClient, threadId: string): Promise<
 }
 
 /** Drafts no longer under review, most recently changed first. */
-export async function recentlyHandledDrafts(db: DbClient, limit: number): Promise<HandledDraft[]> {
+export async function recentlyHandledDrafts(db: DbClient, limit: number, mailboxId?: string): Promise<HandledDraft[]> {
   return db.draft.findMany({
-    where: { status: { not: 'draft' } },
+    where: { status: { not: 'draft' }, ...(mailboxId ? { mailboxId } : {}) },
     orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
     take: limit,
     select: {

@@ -68,3 +68,20 @@ export async function knownMessageIds(db: DbClient, mailboxId: string, messageId
   const rows = await db.message.findMany({ where: { mailboxId, messageId: { in: [...messageIds] } }, select: { messageId: true } });
   return new Set(rows.map((r) => r.messageId));
 }
+
+/** The mailbox a thread belongs to; null when there is no such thread. */
+export async function threadMailboxId(db: DbClient, threadId: string): Promise<string | null> {
+  const row = await db.thread.findUnique({ where: { id: threadId }, select: { mailboxId: true } });
+  return row?.mailboxId ?? null;
+}
+
+/** The mailbox a draft belongs to; null when there is no such draft. */
+export async function draftMailboxId(db: DbClient, draftId: string): Promise<string | null> {
+  const row = await db.draft.findUnique({ where: { id: draftId }, select: { mailboxId: true } });
+  return row?.mailboxId ?? null;
+}
+
+/** Every mailbox the database knows, by address (the console's mailbox filter). */
+export async function listMailboxes(db: DbClient): Promise<Array<MailboxRecord & { displayName: string | null }>> {
+  return db.mailbox.findMany({ select: { id: true, address: true, displayName: true }, orderBy: { address: 'asc' } });
+}

@@ -12,15 +12,24 @@ export interface TaggedThread {
   openItems: number;
   lastMessageAt: Date;
   customer: { id: string; name: string | null; key: string };
+  /** The address of the thread's mailbox. */
+  mailbox: string;
 }
 
 /** At most this many threads are listed, newest activity first. */
 export const TAGGED_THREADS_LIMIT = 200;
 
-/** Threads carrying `tag` (and in `status`, when given), newest activity first. */
-export async function threadsWithTag(db: DbClient, query: { tag: string; status?: string; limit?: number }): Promise<TaggedThread[]> {
+/** Threads carrying `tag` (in `status`, of the mailbox `mailboxId`, when given), newest activity first; without a tag, every thread. */
+export async function threadsWithTag(
+  db: DbClient,
+  query: { tag?: string | undefined; status?: string; mailboxId?: string; limit?: number },
+): Promise<TaggedThread[]> {
   const rows = await db.thread.findMany({
-    where: { tags: { array_contains: [query.tag] }, ...(query.status ? { status: query.status } : {}) },
+    where: {
+      ...(query.tag ? { tags: { array_contains: [query.tag] } } : {}),
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.mailboxId ? { mailboxId: query.mailboxId } : {}),
+    },
     orderBy: [{ lastMessageAt: 'desc' }, { id: 'asc' }],
     take: Math.min(query.limit ?? TAGGED_THREADS_LIMIT, TAGGED_THREADS_LIMIT),
     select: {
@@ -31,6 +40,7 @@ export async function threadsWithTag(db: DbClient, query: { tag: string; status?
       openItems: true,
       lastMessageAt: true,
       entity: { select: { id: true, name: true, key: true } },
+      mailbox: { select: { address: true } },
     },
   });
   return rows.map((t) => ({
@@ -41,5 +51,6 @@ export async function threadsWithTag(db: DbClient, query: { tag: string; status?
     openItems: jsonStringArray(t.openItems).length,
     lastMessageAt: t.lastMessageAt,
     customer: t.entity,
+    mailbox: t.mailbox.address,
   }));
 }

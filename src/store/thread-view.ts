@@ -45,6 +45,8 @@ export interface ThreadDetail {
   promotionFailedAt: Date | null;
   promotionError: string | null;
   customer: { id: string; name: string | null; key: string };
+  /** The mailbox the thread came in to (threads are per mailbox). */
+  mailbox: { id: string; address: string };
   /** Participant addresses, in the order they joined. */
   participants: string[];
 }
@@ -139,6 +141,7 @@ export async function loadThreadDetail(db: DbClient, threadId: string): Promise<
       promotionFailedAt: true,
       promotionError: true,
       entity: { select: { id: true, name: true, key: true } },
+      mailbox: { select: { id: true, address: true } },
       participants: { orderBy: { addedAt: 'asc' }, select: { address: true } },
     },
   });

@@ -299,6 +299,22 @@ describe('the operator commands', () => {
       const bad = await run(['threads', '--tag', 'Billing; DROP'], env);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/must be a snake_case tag/);
+      // --mailbox: one mailbox's threads (with a tag or without), an unknown mailbox named with the known ones.
+      const ofSupport = JSON.parse((await run(['threads', '--mailbox', 'Support@Acme.example', '--json'], env)).stdout) as Array<
+        Record<string, unknown>
+      >;
+      expect(ofSupport.length).toBeGreaterThan(1);
+      expect(new Set(ofSupport.map((t) => t['mailbox']))).toEqual(new Set(['support@acme.example']));
+      expect((await run(['threads', '--mailbox', 'support@acme.example', '--tag', 'billing'], env)).stdout).toMatch(
+        /"Invoice #4471 charged twice"/,
+      );
+      const unknown = await run(['threads', '--mailbox', 'billing@acme.example'], env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/no mailbox billing@acme\.example; known: support@acme\.example/);
+      const neither = await run(['threads'], env);
+      expect(neither.code).toBe(2);
+      expect(neither.stderr).toMatch(/threads needs --tag <tag>, --mailbox <address>, or both/);
+      expect((await run(['threads', '--mailbox', 'not an address'], env)).code).toBe(2);
     },
     4 * COMMAND_TIMEOUT_MS,
   );

@@ -812,7 +812,12 @@ describe('the review console', () => {
 
   it('without SMTP configured, approving explains why instead of queuing the reply', async () => {
     const ivan = await customerWrites({ from: 'ivan@example.com' });
-    const withoutSmtp: Runtime = { ...runtime, config: { ...runtime.config, smtp: { ...runtime.config.smtp, host: undefined } } };
+    // Sending is each mailbox's setting (MAILBOXES_FILE); the variables' mailbox is the one here.
+    const withoutSmtp: Runtime = {
+      ...runtime,
+      config: { ...runtime.config, smtp: { ...runtime.config.smtp, host: undefined } },
+      mailboxes: runtime.mailboxes.map((m) => ({ ...m, settings: { ...m.settings, smtp: { ...m.settings.smtp, host: undefined } } })),
+    };
     const second = await startConsole(withoutSmtp, { port: 0 });
     try {
       const { cookie, csrf } = await fetchLogin(second.url);

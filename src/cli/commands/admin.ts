@@ -16,6 +16,7 @@ import { listCommitments } from '../../store/commitments.ts';
 import { activeFacts, factsAsOf } from '../../store/facts.ts';
 import { loadProfile } from '../../store/profiles.ts';
 import { threadsWithTag } from '../../store/thread-tags.ts';
+import { listMailboxes } from '../../store/mailboxes.ts';
 import { loadThreadDetail, threadMessages, threadTurns } from '../../store/thread-view.ts';
 import { withOperatorRuntime } from '../operator-runtime.ts';
 import { output } from '../output.ts';
@@ -127,10 +128,23 @@ export function runCommitments(options: { overdue?: boolean; all?: boolean; json
   });
 }
 
-/** `threads --tag billing [--status open]`: the threads carrying a tag, newest activity first. */
-export function runThreads(options: { tag: string; status?: string; json?: boolean }): Promise<void> {
+/** `threads --tag billing [--mailbox billing@…] [--status open]`: the threads carrying a tag, or of a mailbox, newest activity first. */
+export function runThreads(options: { tag?: string; mailbox?: string; status?: string; json?: boolean }): Promise<void> {
+  if (!options.tag && !options.mailbox)
+    return Promise.reject(new AppError('USAGE', 'threads needs --tag <tag>, --mailbox <address>, or both'));
   return withOperatorRuntime(async ({ db }) => {
-    const threads = await threadsWithTag(db, { tag: options.tag, ...(options.status ? { status: options.status } : {}) });
+    let mailboxId: string | undefined;
+    if (options.mailbox) {
+      const known = await listMailboxes(db);
+      mailboxId = known.find((m) => m.address === options.mailbox)?.id;
+      if (!mailboxId)
+        throw new AppError('NOT_FOUND', `no mailbox ${options.mailbox}; known: ${known.map((m) => m.address).join(', ') || 'none yet'}`);
+    }
+    const threads = await threadsWithTag(db, {
+      tag: options.tag,
+      ...(options.status ? { status: options.status } : {}),
+      ...(mailboxId ? { mailboxId } : {}),
+    });
     if (options.json) {
       print(
         threads.map((t) => ({
@@ -140,18 +154,20 @@ export function runThreads(options: { tag: string; status?: string; json?: boole
           tags: t.tags,
           open_items: t.openItems,
           customer: t.customer.key,
+          mailbox: t.mailbox,
           last_message_at: t.lastMessageAt.toISOString(),
         })),
       );
       return;
     }
     if (threads.length === 0) {
-      print(`No ${options.status ? `${options.status} ` : ''}threads tagged ${options.tag}.`);
+      const where = [options.tag ? `tagged ${options.tag}` : '', options.mailbox ? `in ${options.mailbox}` : ''].filter(Boolean).join(' ');
+      print(`No ${options.status ? `${options.status} ` : ''}threads ${where}.`);
       return;
     }
     for (const t of threads) {
       print(
-        `${t.status.toUpperCase().padEnd(8)} ${t.lastMessageAt.toISOString().slice(0, 10)}  ${t.customer.key}  ${JSON.stringify(t.subject)}  [${t.tags.join(', ')}]  (thread ${t.id})`,
+        `${t.status.toUpperCase().padEnd(8)} ${t.lastMessageAt.toISOString().slice(0, 10)}  ${t.customer.key}  ${options.mailbox ? '' : `${t.mailbox}  `}${JSON.stringify(t.subject)}  [${t.tags.join(', ')}]  (thread ${t.id})`,
       );
     }
   });

@@ -8,7 +8,7 @@ import type { Logger } from '../../logger.ts';
 import { Redis } from 'ioredis';
 import { AppError, describeError } from '../../errors.ts';
 import { redactUrl } from '../../store/database.ts';
-import { startPoller } from '../../app/start-poller.ts';
+import { startPollers } from '../../app/start-poller.ts';
 import { startWorkers } from '../../app/start-workers.ts';
 import { OPERATOR_RESPONSE_LIMIT, serveOperatorCommands, type OperatorServer } from '../operator-socket.ts';
 import { runServed } from '../output.ts';
@@ -48,9 +48,9 @@ async function serveUntilSignal(parts: ServeParts, config: Config, logger: Logge
       const workers = await startWorkers(runtime);
       stops.push(() => workers.close());
     }
-    if (parts.poll === true || (parts.poll === 'if-configured' && runtime.imapConfigured)) {
-      const poller = startPoller(runtime);
-      stops.push(() => poller.stop());
+    if (parts.poll === true || (parts.poll === 'if-configured' && runtime.mailboxes.some((m) => m.imapLogin))) {
+      const pollers = startPollers(runtime, parts.poll === true ? 'all' : 'configured');
+      stops.push(() => pollers.stop());
     } else if (parts.poll === 'if-configured') {
       logger.warn(
         'IMAP is not configured (IMAP_HOST, IMAP_USER, and IMAP_PASSWORD or MAIL_AUTH=oauth2): not polling a mailbox. Use `support-agent replay` to feed .eml files.',

@@ -19,6 +19,7 @@ import { handedOffThreads, unknownSends, type HandedOffThread, type UnknownSend 
 import { countDraftsToReview, draftsToReview, draftThreadId, recentlyHandledDrafts, type DraftCard } from '../../store/draft-review.ts';
 import { TAGGED_THREADS_LIMIT, threadsWithTag, type TaggedThread } from '../../store/thread-tags.ts';
 import type { DraftFlag } from '../../store/turns.ts';
+import { listMailboxes } from '../../store/mailboxes.ts';
 import { formText, readForm, readParam } from '../forms.ts';
 import { heading, html, list, mailText, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage, type NoticeCode } from '../layout.ts';
@@ -131,10 +132,25 @@ function taggedThreadsSection(tag: string, threads: TaggedThread[]): SafeHtml {
       ? html`<p class="muted">No thread carries this tag.</p>`
       : html`<ul>${threads.map(
           (t) =>
-            html`<li id="tagged-${t.id}"><a href="/threads/${t.id}">${t.subject || '(no subject)'}</a> · <span class="badge">${t.status}</span> · ${t.customer.name ?? t.customer.key} · ${time(t.lastMessageAt)}</li>`,
+            html`<li id="tagged-${t.id}"><a href="/threads/${t.id}">${t.subject || '(no subject)'}</a> · <span class="badge">${t.status}</span> · ${t.customer.name ?? t.customer.key} · to ${t.mailbox} · ${time(t.lastMessageAt)}</li>`,
         )}</ul>`
   }
 </section>`;
+}
+
+const mailboxQuery = z.string().trim().toLowerCase().pipe(z.email()).optional().catch(undefined);
+
+/** The mailbox select (a GET form: the filter is in the address, so it can be bookmarked). */
+function mailboxFilter(mailboxes: ReadonlyArray<{ address: string }>, selected: string | undefined, tag: string | undefined): SafeHtml {
+  return html`<form method="get" action="/drafts" class="filter" id="mailbox-filter">
+  <label for="mailbox-select">Mailbox</label>
+  <select id="mailbox-select" name="mailbox">
+    <option value=""${selected ? '' : ' selected'}>All mailboxes</option>
+    ${mailboxes.map((m) => html`<option value="${m.address}"${m.address === selected ? ' selected' : ''}>${m.address}</option>`)}
+  </select>
+  ${tag ? html`<input type="hidden" name="tag" value="${tag}">` : ''}
+  <button type="submit">Show</button>
+</form>`;
 }
 
 const tagQuery = z
@@ -190,18 +206,26 @@ export async function draftsPage(c: ConsoleContext): Promise<Response> {
   const { db } = runtime;
   // ?tag=billing narrows the drafts to threads carrying the tag and lists those threads.
   const tag = tagQuery.parse(c.req.query('tag'));
+  // ?mailbox=billing@acme.example narrows everything to one mailbox's threads and drafts.
+  const mailboxes = await listMailboxes(db);
+  const wanted = mailboxQuery.parse(c.req.query('mailbox'));
+  const mailbox = wanted ? mailboxes.find((m) => m.address === wanted) : undefined;
+  // An unknown mailbox matches nothing rather than everything.
+  const mailboxId = wanted ? (mailbox?.id ?? 'none') : undefined;
   const [unknown, handedOff, drafts, waiting, handled, tagged] = await Promise.all([
     unknownSends(db),
-    handedOffThreads(db),
-    draftsToReview(db, PAGE_SIZE, tag),
-    countDraftsToReview(db, tag),
-    recentlyHandledDrafts(db, HANDLED_SIZE),
-    tag ? threadsWithTag(db, { tag }) : Promise.resolve(null),
+    handedOffThreads(db, undefined, mailboxId),
+    draftsToReview(db, PAGE_SIZE, tag, mailboxId),
+    countDraftsToReview(db, tag, mailboxId),
+    recentlyHandledDrafts(db, HANDLED_SIZE, mailboxId),
+    tag ? threadsWithTag(db, { tag, ...(mailboxId ? { mailboxId } : {}) }) : Promise.resolve(null),
   ]);
-  const canSend = Boolean(runtime.config.smtp.host);
+  const served = runtime.mailboxes.filter((m) => !mailboxId || m.mailbox.id === mailboxId);
+  const canSend = served.length === 0 || served.some((m) => m.settings.smtp.host);
   const session = c.get('session');
   const body = html`
-<h1>Drafts to review</h1>
+<h1>Drafts to review${wanted ? ` · ${wanted}` : ''}</h1>
+${mailboxes.length > 1 || wanted ? mailboxFilter(mailboxes, wanted, tag) : ''}
 ${canSend ? '' : html`<p class="notice notice-warning">Sending is not configured (SMTP_HOST is not set): drafts can be edited or discarded, not sent from here.</p>`}
 ${unknownSendsSection(unknown, session)}
 ${handedOffSection(handedOff, session)}

@@ -98,7 +98,8 @@ export async function threadPage(c: ConsoleContext): Promise<Response> {
   ]);
   if (!thread) throw new AppError('NOT_FOUND', 'no such thread (it may have been erased)');
   const session = c.get('session');
-  const canSend = Boolean(c.get('runtime').config.smtp.host);
+  // The thread's own mailbox decides (a mailbox no longer served: its drafts cannot be sent from here).
+  const canSend = Boolean(c.get('runtime').mailboxes.find((m) => m.mailbox.id === thread.mailbox.id)?.settings.smtp.host);
   const { tags } = thread;
   const lastPrompt = turns.findLast((t) => t.prompt)?.prompt ?? null;
   const buffer = lastPrompt ? bufferSectionOf(lastPrompt) : null;
@@ -108,6 +109,7 @@ export async function threadPage(c: ConsoleContext): Promise<Response> {
 <h1>${thread.subject || '(no subject)'}</h1>
 <p>
   Customer <a href="/customers/${thread.customer.id}">${thread.customer.name ?? thread.customer.key}</a>
+  · to <a href="/drafts?mailbox=${encodeURIComponent(thread.mailbox.address)}" id="thread-mailbox">${thread.mailbox.address}</a>
   · <span class="badge">${thread.status}</span> · last message ${time(thread.lastMessageAt)}
   ${thread.linkedThreadId ? html` · linked to <a href="/threads/${thread.linkedThreadId}">an earlier thread</a>` : ''}
 </p>
