@@ -340,7 +340,10 @@ describe('the review console', () => {
     const received = await sink.waitForMessages(before + 1);
     const mail = received.at(-1)!;
     expect(mail.envelope.to).toEqual(['carol@example.com']);
-    expect(mail.text.trim()).toBe(edited);
+    // The edited text, then the answered message quoted below it (REPLY_QUOTE_ORIGINAL).
+    const [reply, quoted] = mail.text.split(/\n\nOn [^\n]+ wrote:\n/);
+    expect(reply!.trim()).toBe(edited);
+    expect(quoted).toMatch(/^> Hello, I was charged twice/);
     const stored = await runtime.db.draft.findUniqueOrThrow({ where: { id: carol.draft.id } });
     expect(stored.body).toBe(edited);
     const outbound = await runtime.db.message.findFirstOrThrow({ where: { messageId: stored.messageId } });
