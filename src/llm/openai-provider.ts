@@ -42,7 +42,9 @@ export interface OpenAiSettings {
  */
 function userContent(text: string, images: TurnImages): string | ChatCompletionContentPart[] {
   const notes = [
-    ...(images.images.length > 0 ? [`Images the customer attached, shown below in order: ${images.images.map((i) => i.name).join(', ')}.`] : []),
+    ...(images.images.length > 0
+      ? [`Images the customer attached, shown below in order: ${images.images.map((i) => i.name).join(', ')}.`]
+      : []),
     ...(images.notShown.length > 0 ? [`Images not shown (named only): ${images.notShown.join('; ')}.`] : []),
   ];
   if (notes.length === 0) return text;
