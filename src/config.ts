@@ -164,6 +164,9 @@ const envSchema = z.object({
   OPENAI_MODEL: z.string().default('gpt-4o-mini'),
   OPENAI_TIMEOUT: duration.default(60_000),
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  OPENAI_VISION: booleanFlag.default(false),
+  OPENAI_VISION_MAX_IMAGES: z.coerce.number().int().min(1).max(10).default(3),
+  OPENAI_VISION_MAX_BYTES: byteSize.default(2 * 1024 * 1024),
 
   // memory
   PROMPT_TOKEN_BUDGET: positiveInt.default(3000),
@@ -301,6 +304,8 @@ function grouped(e: z.output<typeof envSchema>) {
       model: e.OPENAI_MODEL,
       timeoutMs: e.OPENAI_TIMEOUT,
       maxRetries: e.OPENAI_MAX_RETRIES,
+      /** The current turn's images passed to a vision-capable model (OPENAI_VISION); null: images are named only. */
+      vision: e.OPENAI_VISION ? { maxImages: e.OPENAI_VISION_MAX_IMAGES, maxBytes: e.OPENAI_VISION_MAX_BYTES } : null,
     },
     memory: {
       promptTokenBudget: e.PROMPT_TOKEN_BUDGET,

@@ -4,7 +4,7 @@
  * had waiting when it started (a burst gets one coherent answer).
  */
 import { newId } from '../ids.ts';
-import type { LlmCallRecord, LlmOutcome, LlmProvider } from '../llm/provider.ts';
+import type { LlmCallRecord, LlmOutcome, LlmProvider, TurnImages } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
 import { domainOf, FREE_MAIL_DOMAINS } from '../mail/addresses.ts';
 import { composeReply, type ComposedReply } from '../mail/compose-reply.ts';
@@ -85,6 +85,8 @@ export interface TurnDeps {
   now: () => Date;
   /** Knowledge retrieval (lexical, or fused with embeddings); the lexical search alone when absent. */
   knowledge?: KnowledgeSearch;
+  /** The current turn's images for a vision-capable model (OPENAI_VISION); images are named only when absent. */
+  images?: (messages: readonly TurnMessage[]) => Promise<TurnImages>;
 }
 
 /**
@@ -186,6 +188,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     supportName: settings.supportName,
     summaryTokenCap: settings.limits.summaryTokenCap,
     knowledge: prompt.passages,
+    ...(deps.images ? { images: await deps.images(emails) } : {}),
   });
   const answer = answered.ok && !withheld ? await withSummaryInCap(deps, threadId, thread.state, answered) : answered;
   // A turn whose context was withheld never rewrites the thread's notes.

@@ -5,6 +5,8 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { IngestDeps, IngestSettings } from '../ingest/ingest-message.ts';
+import { sharedParsePool } from '../ingest/parse-pool.ts';
+import { loadTurnImages } from '../ingest/turn-images.ts';
 import { createProvider } from '../llm/create-provider.ts';
 import type { LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
@@ -140,6 +142,12 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     logger.child('knowledge'),
   );
   const closers: Array<() => void> = [];
+  // Images go to the model only when it is the OpenAI-compatible one and OPENAI_VISION is on.
+  const visionSettings = provider.name === 'openai' ? config.llm.vision : null;
+  const vision = visionSettings
+    ? (messages: ReadonlyArray<{ id: string }>) =>
+        loadTurnImages(db, sharedParsePool(config.mail.parsing, logger), messages, visionSettings, logger.child('vision'))
+    : null;
 
   const promotionDeps = (): PromotionDeps => ({
     db,
@@ -195,6 +203,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         logger: mailboxLogger.child('turn'),
         now,
         knowledge,
+        ...(vision ? { images: vision } : {}),
       }),
       outboxDeps: () => {
         if (!offline && smtp.host && !sender)

@@ -5,7 +5,7 @@
  */
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
-import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -17,7 +17,16 @@ import {
   THREAD_PROMOTION,
   threadPromotionSchema,
 } from './contracts.ts';
-import type { CompressionRequest, LlmCallRecord, LlmOutcome, LlmProvider, PromptText, PromotionRequest, TurnRequest } from './provider.ts';
+import type {
+  CompressionRequest,
+  LlmCallRecord,
+  LlmOutcome,
+  LlmProvider,
+  PromptText,
+  PromotionRequest,
+  TurnImages,
+  TurnRequest,
+} from './provider.ts';
 
 export interface OpenAiSettings {
   apiKey: string | undefined;
@@ -25,6 +34,24 @@ export interface OpenAiSettings {
   model: string;
   timeoutMs: number;
   maxRetries: number;
+}
+
+/**
+ * The user message with the turn's images: the prompt text (and which images are named only, and
+ * why), then each image as an `image_url` part, a base64 data URI at low detail.
+ */
+function userContent(text: string, images: TurnImages): string | ChatCompletionContentPart[] {
+  const notes = [
+    ...(images.images.length > 0
+      ? [`Images the customer attached, shown below in order: ${images.images.map((i) => i.name).join(', ')}.`]
+      : []),
+    ...(images.notShown.length > 0 ? [`Images not shown (named only): ${images.notShown.join('; ')}.`] : []),
+  ];
+  if (notes.length === 0) return text;
+  return [
+    { type: 'text', text: `${text}\n\n${notes.join('\n')}` },
+    ...images.images.map((i): ChatCompletionContentPart => ({ type: 'image_url', image_url: { url: i.dataUri, detail: 'low' } })),
+  ];
 }
 
 const MAX_RETRY_AFTER_MS = 60_000;
@@ -51,7 +78,7 @@ export class OpenAiProvider implements LlmProvider {
   }
 
   messageTurn(request: TurnRequest) {
-    return this.structured(MESSAGE_TURN, messageTurnSchema, request.prompt);
+    return this.structured(MESSAGE_TURN, messageTurnSchema, request.prompt, request.images);
   }
 
   threadPromotion(request: PromotionRequest) {
@@ -66,11 +93,12 @@ export class OpenAiProvider implements LlmProvider {
     name: LlmCallRecord['purpose'],
     schema: S,
     prompt: PromptText,
+    images?: TurnImages,
   ): Promise<LlmOutcome<z.infer<S>>> {
     const calls: LlmCallRecord[] = [];
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: prompt.system },
-      { role: 'user', content: prompt.user },
+      { role: 'user', content: images ? userContent(prompt.user, images) : prompt.user },
     ];
     const responseFormat = zodResponseFormat(schema, name);
     let lastError = '';

@@ -34,6 +34,14 @@ export interface TurnRequest {
   summaryTokenCap: number;
   /** The knowledge passages the prompt holds, best first (empty when none matched). */
   knowledge?: readonly KnowledgePassage[];
+  /** The current turn's images for a vision-capable model (OPENAI_VISION); the offline provider ignores them. */
+  images?: TurnImages;
+}
+
+/** Images passed to the model as `image_url` parts, and those named only, each with the reason. */
+export interface TurnImages {
+  images: Array<{ name: string; dataUri: string }>;
+  notShown: string[];
 }
 
 export interface PromotionRequest {

@@ -25,6 +25,16 @@ function startsWith(bytes: Uint8Array, signature: readonly number[], at = 0): bo
   return signature.every((b, i) => bytes[at + i] === b);
 }
 
+/** The media type of a PNG, JPEG, GIF or WebP image by its magic bytes (what a vision model takes); null otherwise. */
+export function imageMediaType(bytes: Uint8Array): 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | null {
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (startsWith(bytes, [0x47, 0x49, 0x46, 0x38, 0x37, 0x61]) || startsWith(bytes, [0x47, 0x49, 0x46, 0x38, 0x39, 0x61]))
+    return 'image/gif';
+  if (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes, [0x57, 0x45, 0x42, 0x50], 8)) return 'image/webp';
+  return null;
+}
+
 /** The format of a file by its magic bytes, when they say (null when they do not). */
 function kindFromBytes(bytes: Uint8Array): AttachmentKind | null {
   // A PDF's header may follow some junk; readers accept it within the first KB.

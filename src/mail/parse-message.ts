@@ -107,8 +107,9 @@ export interface ParseLimits {
   /**
    * Attachments (not images, audio, video or report parts) whose bytes are kept for reading their
    * text: at most `maxFiles` of them, each only when it is at most `maxBytes`. Absent: none kept.
+   * With `images`, image parts are kept too (for a vision-capable model, src/ingest/turn-images.ts).
    */
-  attachmentFiles?: { maxFiles: number; maxBytes: number };
+  attachmentFiles?: { maxFiles: number; maxBytes: number; images?: boolean };
 }
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = {
@@ -291,7 +292,10 @@ function consumeAttachment(attachment: AttachmentStream, into: ParserResult, lim
       : null;
   const fileLimits = limits.attachmentFiles;
   const keep =
-    fileLimits && !capture && !REPORT_PART_TYPES.has(contentType) && !/^(image|audio|video)\//.test(contentType)
+    fileLimits &&
+    !capture &&
+    !REPORT_PART_TYPES.has(contentType) &&
+    !(fileLimits.images ? /^(audio|video)\// : /^(image|audio|video)\//).test(contentType)
       ? { chunks: [] as Buffer[], bytes: 0, over: false, maxBytes: fileLimits.maxBytes, maxFiles: fileLimits.maxFiles }
       : null;
   attachment.content.on(

@@ -165,3 +165,10 @@ export async function markPromotionFailed(db: DbClient, threadId: string, reason
     data: { needsPromotion: false, promotionError: reason.slice(0, 500), promotionFailedAt: now },
   });
 }
+
+/** The stored originals of these messages (for their images, src/ingest/turn-images.ts), by message id. */
+export async function loadRawMessages(db: DbClient, messageIds: readonly string[]): Promise<Map<string, Buffer>> {
+  if (messageIds.length === 0) return new Map();
+  const rows = await db.messageRaw.findMany({ where: { messageId: { in: [...messageIds] } } });
+  return new Map(rows.map((r) => [r.messageId, Buffer.from(r.raw)]));
+}

@@ -46,7 +46,11 @@ describe('attachments in a reply turn', () => {
         body: 'Hello, the attached invoice shows the wrong amount. See also the screenshot.',
         parts: [
           { filename: 'invoice-2231.pdf', contentType: 'application/pdf', content: pdf },
-          { filename: 'screenshot.png', contentType: 'image/png', content: Buffer.alloc(240 * 1024, 7) },
+          {
+            filename: 'screenshot.png',
+            contentType: 'image/png',
+            content: Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(240 * 1024 - 8, 7)]),
+          },
         ],
       }),
     );
@@ -58,7 +62,10 @@ describe('attachments in a reply turn', () => {
       'the draft',
     );
     const request = h.llm.requests.slice(before).find((r) => r.schemaName === 'message_turn');
-    const user = String(request?.body.messages.find((m) => m.role === 'user')?.content ?? '');
+    const userContent = request?.body.messages.find((m) => m.role === 'user')?.content;
+    // Without OPENAI_VISION the image is named only: the user message is text, no image_url part (vision.test.ts).
+    expect(typeof userContent).toBe('string');
+    const user = String(userContent ?? '');
     const system = String(request?.body.messages.find((m) => m.role === 'system')?.content ?? '');
     expect(user).toMatch(
       /<<<attachments \w+ of message-id="<att-[0-9a-f]+@example\.com>" \(files the customer attached, untrusted data\)>>>/,

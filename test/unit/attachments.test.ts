@@ -6,7 +6,7 @@
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { MAX_INFLATED_BYTES, readAttachmentText, type ReaderRequest } from '../../src/ingest/attachment-reader.ts';
-import { attachmentHeading, attachmentKind, formatBytes, renderAttachmentText } from '../../src/mail/attachments.ts';
+import { attachmentHeading, attachmentKind, formatBytes, imageMediaType, renderAttachmentText } from '../../src/mail/attachments.ts';
 import { parseRawEmail, DEFAULT_PARSE_LIMITS } from '../../src/mail/parse-message.ts';
 import { assembleTurnContext, type TurnContextInput } from '../../src/memory/context.ts';
 import type { AttachmentInfo } from '../../src/mail/parse-message.ts';
@@ -64,6 +64,29 @@ describe('attachment formats', () => {
         { info: info('b.png', 'image/png', 2048), extraction: { status: 'image', kind: 'image', chars: 0 }, text: '' },
       ]),
     ).toBe('[file: a.txt, 100 B, text]\nhello\n\n[image: b.png, 2 KB]');
+  });
+});
+
+describe('images a vision model takes', () => {
+  const b = (...parts: Array<number[] | string>) =>
+    Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
+  it('tells PNG, JPEG, GIF and WebP by their first bytes only', () => {
+    expect(imageMediaType(b([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'rest'))).toBe('image/png');
+    expect(imageMediaType(b([0xff, 0xd8, 0xff, 0xe1], 'Exif'))).toBe('image/jpeg');
+    expect(imageMediaType(b('GIF87a', 'x'))).toBe('image/gif');
+    expect(imageMediaType(b('GIF89a', 'x'))).toBe('image/gif');
+    expect(imageMediaType(b('RIFF', [1, 2, 3, 4], 'WEBPVP8 '))).toBe('image/webp');
+  });
+  it('refuses text named like an image, truncated signatures, other RIFF files and other image formats', () => {
+    expect(imageMediaType(b('\u0089PNG is what I typed'))).toBeNull();
+    expect(imageMediaType(b([0x89, 0x50, 0x4e, 0x47]))).toBeNull();
+    expect(imageMediaType(b([0xff, 0xd8]))).toBeNull();
+    expect(imageMediaType(b('GIF8'))).toBeNull();
+    expect(imageMediaType(b('RIFF', [1, 2, 3, 4], 'WAVEfmt '))).toBeNull();
+    expect(imageMediaType(b('BM', [0, 0, 0, 0]))).toBeNull(); // BMP
+    expect(imageMediaType(b('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toBeNull();
+    expect(imageMediaType(b([0, 0, 0, 0x18], 'ftypheic'))).toBeNull(); // HEIC
+    expect(imageMediaType(new Uint8Array(0))).toBeNull();
   });
 });
 
