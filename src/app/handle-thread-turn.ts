@@ -248,6 +248,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
       facts: withheld
         ? traceProfileFacts({ facts: context.profile.facts, currentTags: thread.state.tags, now, kept: 0, withheldReason: withheld })
         : prompt.factTrace,
+      passages: prompt.passages.map((p, i) => ({ id: p.id, title: p.title, titlePath: p.titlePath, rank: i + 1, score: p.score })),
     },
     completionTokens: answer.calls.reduce((sum, c) => sum + c.completionTokens, 0),
     error: answer.ok ? null : answer.error,

@@ -19,10 +19,22 @@ export interface FactInclusion {
   reason: string;
 }
 
-/** What a turn records about its prompt's profile: the thread tags it ordered by, and each fact's fate. */
+/** One knowledge passage the prompt held (the console lists them on the draft, cited or not). */
+export interface PassageInclusion {
+  id: string;
+  /** The passage's document title, and its heading path within it, as the prompt named them. */
+  title: string;
+  titlePath: string;
+  /** Its place in the prompt (1 = best match) and the search's score (only the order matters). */
+  rank: number;
+  score: number;
+}
+
+/** What a turn records about its prompt: the thread tags it ordered by, each fact's fate, the knowledge passages it held. */
 export interface ContextTrace {
   tags: string[];
   facts: FactInclusion[];
+  passages: PassageInclusion[];
 }
 
 /** The tags of `tags` the current thread also has, in their own order. */

@@ -7,6 +7,7 @@ import type { Prisma } from '../generated/prisma/client.ts';
 import { textSimilarity } from '../memory/draft-outcome.ts';
 import { jsonStringArray, type DbClient } from './client.ts';
 import type { Db } from './database.ts';
+import { contextTraceOf } from './thread-view.ts';
 import type { DraftFlag } from './turns.ts';
 
 /** One draft with what a reviewer needs beside it. */
@@ -33,6 +34,8 @@ export interface DraftCard {
   };
   /** What the reply cites (kb passages with their text and document; profile facts and emails by reference). */
   sources: DraftSource[];
+  /** The knowledge passages its prompt held, best match first, each marked cited or not (none for older turns). */
+  passagesGiven: Array<{ id: string; title: string; titlePath: string; rank: number; cited: boolean }>;
   /** The customer messages the draft answers (its turn's), oldest first. */
   customerWrote: Array<{ id: string; fromAddress: string | null; fromName: string | null; text: string }>;
 }
@@ -82,6 +85,7 @@ const CARD_SELECT = {
   },
   turn: {
     select: {
+      contextTrace: true,
       messages: {
         where: { direction: 'inbound' },
         orderBy: [{ sentAt: 'asc' }, { receivedAt: 'asc' }],
@@ -130,6 +134,8 @@ async function withPassages(db: DbClient, cards: DraftCard[]): Promise<DraftCard
 
 function toCard(row: CardRow): DraftCard {
   const { thread } = row;
+  const sources = draftSources(row.citations);
+  const cited = new Set(sources.map((s) => s.source));
   return {
     id: row.id,
     subject: row.subject,
@@ -139,7 +145,14 @@ function toCard(row: CardRow): DraftCard {
     status: row.status,
     needsHuman: row.needsHuman,
     flags: draftFlags(row.flags),
-    sources: draftSources(row.citations),
+    sources,
+    passagesGiven: (contextTraceOf(row.turn.contextTrace)?.passages ?? []).map((p) => ({
+      id: p.id,
+      title: p.title,
+      titlePath: p.titlePath,
+      rank: p.rank,
+      cited: cited.has(`kb:${p.id}`),
+    })),
     error: row.error,
     createdAt: row.createdAt,
     sentAt: row.sentAt,

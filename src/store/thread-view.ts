@@ -19,9 +19,21 @@ const contextTraceSchema = z.object({
       reason: z.string(),
     }),
   ),
+  // Turns stored before passages were traced have none.
+  passages: z
+    .array(
+      z.object({
+        id: z.string(),
+        title: z.string().catch(''),
+        titlePath: z.string().catch(''),
+        rank: z.number().catch(0),
+        score: z.number().catch(0),
+      }),
+    )
+    .catch([]),
 });
 
-function contextTraceOf(value: unknown): ContextTrace | null {
+export function contextTraceOf(value: unknown): ContextTrace | null {
   const parsed = contextTraceSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
 }

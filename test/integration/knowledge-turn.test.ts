@@ -66,6 +66,28 @@ describe('knowledge in a reply turn', () => {
     expect(page).toContain(`kb:${exportPassage}`);
     expect(page).toContain('Exporting reports to Excel and CSV &gt; Export a report');
     expect(page).toContain('<blockquote>1. Open the report you want to export.');
+    // …and every passage the prompt held: the cited one marked so, the others given but not cited, each linked.
+    expect(card!.passagesGiven[0]).toMatchObject({ id: exportPassage, rank: 1, cited: true });
+    const uncited = card!.passagesGiven.filter((p) => !p.cited);
+    expect(uncited.length).toBeGreaterThan(0);
+    for (const p of card!.passagesGiven) expect(user).toContain(`[kb:${p.id}]`);
+    expect(page).toContain(`<a href="/knowledge/passage/${exportPassage}">Exporting reports to Excel and CSV &gt; Export a report</a>`);
+    expect(page).toMatch(new RegExp(`kb:${exportPassage}</span> · <strong>cited</strong>`));
+    expect(page).toContain(`<a href="/knowledge/passage/${uncited[0]!.id}">`);
+    expect(page).toMatch(new RegExp(`kb:${uncited[0]!.id}</span> · given, not cited`));
+    // A hostile title or id stays text.
+    const hostile = draftCard(
+      {
+        ...card!,
+        passagesGiven: [{ id: 'x"><script>', title: '<b>Doc</b>', titlePath: '<img src=x onerror=alert(1)>', rank: 1, cited: false }],
+      },
+      { id: 's', csrfToken: 't', createdAt: 0, lastSeenAt: 0 },
+      'drafts',
+      true,
+    ).value;
+    expect(hostile).not.toMatch(/<img|<script|<b>Doc/);
+    expect(hostile).toContain('href="/knowledge/passage/x%22%3E%3Cscript%3E"');
+    expect(hostile).toContain('&lt;img src=x onerror=alert(1)&gt;');
   });
 
   it('holds a draft whose quote is not in the cited passage', async () => {

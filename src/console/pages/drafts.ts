@@ -78,6 +78,18 @@ function sourceList(sources: DraftCard['sources']): SafeHtml {
   )}</ul></details>`;
 }
 
+/** The knowledge passages the draft's prompt held, best match first: cited, or given and not cited. */
+function passagesGivenList(passages: DraftCard['passagesGiven']): SafeHtml {
+  if (passages.length === 0) return html``;
+  const cited = passages.filter((p) => p.cited).length;
+  return html`<details class="passages-given"><summary>Passages used (${passages.length} given, ${cited} cited)</summary><ol>${passages.map(
+    (p) =>
+      html`<li><a href="/knowledge/passage/${encodeURIComponent(p.id)}">${p.titlePath || p.title || `kb:${p.id}`}</a>${
+        p.title && p.titlePath && !p.titlePath.startsWith(p.title) ? html` <span class="muted">(${p.title})</span>` : ''
+      } <span class="muted">kb:${p.id}</span> · ${p.cited ? html`<strong>cited</strong>` : 'given, not cited'}</li>`,
+  )}</ol></details>`;
+}
+
 /** Why the draft needs a person (the outbound guard's findings and similar). */
 function flagList(flags: readonly DraftFlag[]): SafeHtml {
   if (flags.length === 0) return html``;
@@ -182,6 +194,7 @@ export function draftCard(draft: DraftCard, session: Session, returnTo: ReturnTo
       ${heading(sub, 'Draft reply')}
       ${mailText(draft.body)}
       ${sourceList(draft.sources)}
+      ${passagesGivenList(draft.passagesGiven)}
       ${draft.status === 'draft' ? draftActions(draft, session, returnTo, canSend) : ''}
     </section>
     <aside class="context" aria-label="Thread context">
