@@ -251,21 +251,7 @@ function grouped(e: z.output<typeof envSchema>) {
     queuePrefix: e.QUEUE_PREFIX,
     supportAddress: e.SUPPORT_ADDRESS,
     supportName: e.SUPPORT_NAME,
-    imap: {
-      host: e.IMAP_HOST,
-      port: e.IMAP_PORT,
-      secure: e.IMAP_SECURE,
-      rejectUnauthorized: e.IMAP_TLS_REJECT_UNAUTHORIZED,
-      user: e.IMAP_USER,
-      password: e.IMAP_PASSWORD,
-      folders: e.IMAP_FOLDERS,
-      pollIntervalMs: e.IMAP_POLL_INTERVAL,
-      processedAction: e.IMAP_PROCESSED_ACTION,
-      processedFolder: e.IMAP_PROCESSED_FOLDER,
-      idle: e.IMAP_IDLE,
-      /** `auto` (by the \\Sent special-use flag), a folder path, or `none`. */
-      sentFolder: e.IMAP_SENT_FOLDER,
-    },
+    imap: envImap(e),
     staffAddresses: e.STAFF_ADDRESSES,
     smtp: {
       host: e.SMTP_HOST,
@@ -276,16 +262,7 @@ function grouped(e: z.output<typeof envSchema>) {
       password: e.SMTP_PASSWORD,
     },
     /** XOAUTH2 for IMAP and SMTP instead of passwords; null with MAIL_AUTH=password. */
-    oauth2:
-      e.MAIL_AUTH === 'oauth2'
-        ? {
-            tokenUrl: e.OAUTH2_TOKEN_URL ?? OAUTH2_TOKEN_URLS[e.OAUTH2_PROVIDER] ?? '',
-            clientId: e.OAUTH2_CLIENT_ID ?? '',
-            clientSecret: e.OAUTH2_CLIENT_SECRET,
-            refreshToken: e.OAUTH2_REFRESH_TOKEN ?? '',
-            scope: e.OAUTH2_SCOPE,
-          }
-        : null,
+    oauth2: envOAuth2(e),
     replyMode: e.REPLY_MODE,
     /** Mail older than this when ingested (a backlog, an initial sync) is stored and threaded but not answered. */
     replyMaxAgeMs: e.REPLY_MAX_AGE,
@@ -406,26 +383,44 @@ function grouped(e: z.output<typeof envSchema>) {
   };
 }
 
+/** The OAUTH2_* variables; null with MAIL_AUTH=password. */
+function envOAuth2(e: z.output<typeof envSchema>) {
+  return e.MAIL_AUTH === 'oauth2'
+    ? {
+        tokenUrl: e.OAUTH2_TOKEN_URL ?? OAUTH2_TOKEN_URLS[e.OAUTH2_PROVIDER] ?? '',
+        clientId: e.OAUTH2_CLIENT_ID ?? '',
+        clientSecret: e.OAUTH2_CLIENT_SECRET,
+        refreshToken: e.OAUTH2_REFRESH_TOKEN ?? '',
+        scope: e.OAUTH2_SCOPE,
+      }
+    : null;
+}
+
+/** The IMAP_* variables. */
+function envImap(e: z.output<typeof envSchema>) {
+  return {
+    host: e.IMAP_HOST,
+    port: e.IMAP_PORT,
+    secure: e.IMAP_SECURE,
+    rejectUnauthorized: e.IMAP_TLS_REJECT_UNAUTHORIZED,
+    user: e.IMAP_USER,
+    password: e.IMAP_PASSWORD,
+    folders: e.IMAP_FOLDERS,
+    pollIntervalMs: e.IMAP_POLL_INTERVAL,
+    processedAction: e.IMAP_PROCESSED_ACTION,
+    processedFolder: e.IMAP_PROCESSED_FOLDER,
+    idle: e.IMAP_IDLE,
+    /** `auto` (by the \\Sent special-use flag), a folder path, or `none`. */
+    sentFolder: e.IMAP_SENT_FOLDER,
+  };
+}
+
 /** The mailbox the single-mailbox variables describe (and the defaults of the mailboxes file). */
 function envMailbox(e: z.output<typeof envSchema>): MailboxSettings {
   return {
     address: e.SUPPORT_ADDRESS,
     name: e.SUPPORT_NAME,
-    imap: {
-      host: e.IMAP_HOST,
-      port: e.IMAP_PORT,
-      secure: e.IMAP_SECURE,
-      rejectUnauthorized: e.IMAP_TLS_REJECT_UNAUTHORIZED,
-      user: e.IMAP_USER,
-      password: e.IMAP_PASSWORD,
-      folders: e.IMAP_FOLDERS,
-      pollIntervalMs: e.IMAP_POLL_INTERVAL,
-      processedAction: e.IMAP_PROCESSED_ACTION,
-      processedFolder: e.IMAP_PROCESSED_FOLDER,
-      idle: e.IMAP_IDLE,
-      sentFolder: e.IMAP_SENT_FOLDER,
-      draftsFolder: 'auto',
-    },
+    imap: { ...envImap(e), draftsFolder: 'auto' },
     smtp: {
       host: e.SMTP_HOST,
       port: e.SMTP_PORT,
@@ -435,16 +430,7 @@ function envMailbox(e: z.output<typeof envSchema>): MailboxSettings {
       user: e.SMTP_USER ?? (e.MAIL_AUTH === 'oauth2' ? e.IMAP_USER : undefined),
       password: e.SMTP_PASSWORD,
     },
-    oauth2:
-      e.MAIL_AUTH === 'oauth2'
-        ? {
-            tokenUrl: e.OAUTH2_TOKEN_URL ?? OAUTH2_TOKEN_URLS[e.OAUTH2_PROVIDER] ?? '',
-            clientId: e.OAUTH2_CLIENT_ID ?? '',
-            clientSecret: e.OAUTH2_CLIENT_SECRET,
-            refreshToken: e.OAUTH2_REFRESH_TOKEN ?? '',
-            scope: e.OAUTH2_SCOPE,
-          }
-        : null,
+    oauth2: envOAuth2(e),
     replyMode: e.REPLY_MODE,
     signature: e.REPLY_SIGNATURE === '' ? undefined : e.REPLY_SIGNATURE,
     language: e.REPLY_LANGUAGE,

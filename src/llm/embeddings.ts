@@ -4,12 +4,12 @@
  * number of times on 429/5xx/timeouts (Retry-After honoured, capped), and the answer checked with
  * zod (one finite vector per input, all of one length) before anything uses it.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { truncateToTokens } from '../memory/tokens.ts';
-import { retryDelayMs, safeMessage } from './openai-provider.ts';
+import { openAiClient, retryDelayMs, safeMessage } from './openai-provider.ts';
 
 /** What retrieval needs from an embeddings model: one vector per text, in order. */
 export interface Embedder {
@@ -54,12 +54,7 @@ export class OpenAiEmbedder implements Embedder {
   ) {
     this.model = settings.model;
     // Retries are ours (below), bounded, as for the chat model.
-    this.client = new OpenAI({
-      apiKey: settings.apiKey ?? 'no-key',
-      baseURL: settings.baseUrl,
-      timeout: settings.timeoutMs,
-      maxRetries: 0,
-    });
+    this.client = openAiClient(settings);
   }
 
   async embed(texts: readonly string[]): Promise<number[][]> {

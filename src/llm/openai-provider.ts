@@ -57,6 +57,11 @@ function userContent(text: string, images: TurnImages): string | ChatCompletionC
 const MAX_RETRY_AFTER_MS = 60_000;
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
+/** The SDK client for an OpenAI-compatible endpoint, with the SDK's own retries off (ours are bounded). */
+export function openAiClient(settings: { apiKey?: string | undefined; baseUrl?: string | undefined; timeoutMs: number }): OpenAI {
+  return new OpenAI({ apiKey: settings.apiKey ?? 'no-key', baseURL: settings.baseUrl, timeout: settings.timeoutMs, maxRetries: 0 });
+}
+
 export class OpenAiProvider implements LlmProvider {
   readonly name = 'openai' as const;
   readonly model: string;
@@ -69,12 +74,7 @@ export class OpenAiProvider implements LlmProvider {
   ) {
     this.model = settings.model;
     // Retries are ours (below): the SDK would honour any Retry-After, even an hour.
-    this.client = new OpenAI({
-      apiKey: settings.apiKey ?? 'no-key',
-      baseURL: settings.baseUrl,
-      timeout: settings.timeoutMs,
-      maxRetries: 0,
-    });
+    this.client = openAiClient(settings);
   }
 
   messageTurn(request: TurnRequest) {
