@@ -3,12 +3,16 @@
  * This is the only module that reads `process.env`; everything else receives a typed `Config`.
  */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { parseHost } from './net/host-names.ts';
 import { isAddressOrCidr } from './net/trusted-proxies.ts';
 import { parseDuration } from './duration.ts';
 import { AppError } from './errors.ts';
 import { loadMailboxesFile, type MailboxSettings } from './mailboxes-file.ts';
+
+/** The promotion policy shipped in config/, found from this file rather than the working directory. */
+const SHIPPED_POLICY_FILE = fileURLToPath(new URL('../config/promotion-policy.json', import.meta.url));
 
 const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
@@ -178,7 +182,7 @@ const envSchema = z.object({
   PROMOTE_EVERY_MESSAGES: positiveInt.default(10),
   PROMOTION_PASS_TOKENS: positiveInt.default(6000),
   THREAD_SUBJECT_WINDOW: duration.default(14 * 86_400_000),
-  PROMOTION_POLICY_FILE: z.string().default('config/promotion-policy.json'),
+  PROMOTION_POLICY_FILE: z.string().optional(),
   MAX_PROFILE_FACTS: positiveInt.default(40),
 
   // knowledge base
@@ -274,8 +278,12 @@ function grouped(e: z.output<typeof envSchema>) {
       ccMax: e.REPLY_CC_MAX,
     },
     llm: {
-      /** `auto` resolved: the OpenAI-compatible provider when a key is set, else the offline one. */
-      provider: (e.LLM_PROVIDER === 'auto' ? (e.OPENAI_API_KEY ? 'openai' : 'offline') : e.LLM_PROVIDER) as 'openai' | 'offline',
+      /**
+       * `auto` resolved: the OpenAI-compatible provider when a key or a base URL is set (a local
+       * server such as Ollama, vLLM or llama.cpp needs no key), else the offline one.
+       */
+      provider: (e.LLM_PROVIDER === 'auto' ? (e.OPENAI_API_KEY || e.OPENAI_BASE_URL ? 'openai' : 'offline') : e.LLM_PROVIDER) as
+        'openai' | 'offline',
       apiKey: e.OPENAI_API_KEY,
       baseUrl: e.OPENAI_BASE_URL,
       model: e.OPENAI_MODEL,
@@ -298,7 +306,8 @@ function grouped(e: z.output<typeof envSchema>) {
       /** One pass shows the model at most this many tokens of customer messages; a backlog is split. */
       promotionPassTokens: e.PROMOTION_PASS_TOKENS,
       subjectWindowMs: e.THREAD_SUBJECT_WINDOW,
-      policyFile: path.resolve(e.PROMOTION_POLICY_FILE),
+      // Unset: the policy shipped with the product, wherever the command is run from.
+      policyFile: e.PROMOTION_POLICY_FILE ? path.resolve(e.PROMOTION_POLICY_FILE) : SHIPPED_POLICY_FILE,
       maxProfileFacts: e.MAX_PROFILE_FACTS,
     },
     /** The knowledge base: its share of the reply prompt, passages per turn, import bounds. */

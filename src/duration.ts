@@ -9,3 +9,8 @@ export function parseDuration(text: string): number | null {
   if (factor === undefined) return null;
   return Math.round(Number(match[1]) * factor);
 }
+
+/** A duration typed by a person (`--since 7d`): the unit is required, so "7" is refused, not read as 7 ms. */
+export function parseDurationWithUnit(text: string): number | null {
+  return /^\s*\d+(?:\.\d+)?\s*$/.test(text) ? null : parseDuration(text);
+}

@@ -57,7 +57,8 @@ export async function importKnowledge(
   now = new Date(),
 ): Promise<KbImportReport> {
   const report: KbImportReport = { created: [], updated: [], unchanged: [], removed: 0, skipped: [], passages: 0, embeddings: null };
-  const files = await knowledgeFiles(inputs);
+  const { files, ignored } = await knowledgeFiles(inputs);
+  for (const source of ignored) report.skipped.push({ source, reason: 'not a Markdown, HTML, text or PDF file (.md, .html, .txt, .pdf)' });
   const settings = importSettings(options);
   for (const { file, source, format } of files) {
     const bytes = await readCapped(file, settings.maxBytes);
@@ -164,9 +165,10 @@ function embedPending(embeddings: NonNullable<KbImportOptions['embeddings']>, no
   return embedPendingPassages(embeddings.sql, embeddings.embedder, embeddings.batch, embeddings.logger, () => now);
 }
 
-/** The files to import, each with its source key, sorted; files of other kinds are ignored. */
-async function knowledgeFiles(inputs: readonly string[]): Promise<KbFile[]> {
+/** The files to import, each with its source key, sorted; files of other kinds in a folder are listed as ignored. */
+async function knowledgeFiles(inputs: readonly string[]): Promise<{ files: KbFile[]; ignored: string[] }> {
   const files = new Map<string, KbFile>();
+  const ignored: string[] = [];
   for (const input of inputs) {
     const info = await stat(input).catch((error: NodeJS.ErrnoException) => {
       throw new AppError('NOT_FOUND', `${input}: ${error.code === 'ENOENT' ? 'no such file or folder' : error.message}`);
@@ -174,11 +176,12 @@ async function knowledgeFiles(inputs: readonly string[]): Promise<KbFile[]> {
     if (info.isDirectory()) {
       const entries = await readdir(input, { withFileTypes: true, recursive: true });
       for (const entry of entries) {
-        const format = entry.isFile() ? kbFormatOf(entry.name) : null;
-        if (!format) continue;
+        if (!entry.isFile()) continue;
+        const format = kbFormatOf(entry.name);
         const file = path.join(entry.parentPath, entry.name);
         const source = path.relative(input, file).split(path.sep).join('/');
-        files.set(source, { file, source, format });
+        if (format) files.set(source, { file, source, format });
+        else if (!entry.name.startsWith('.')) ignored.push(source);
       }
     } else {
       const format = kbFormatOf(input);
@@ -186,7 +189,7 @@ async function knowledgeFiles(inputs: readonly string[]): Promise<KbFile[]> {
       files.set(path.basename(input), { file: input, source: path.basename(input), format });
     }
   }
-  return [...files.values()].sort((a, b) => a.source.localeCompare(b.source));
+  return { files: [...files.values()].sort((a, b) => a.source.localeCompare(b.source)), ignored: ignored.sort() };
 }
 
 /** The file's bytes, or null when it is larger than `max` (only `max + 1` bytes are ever read). */

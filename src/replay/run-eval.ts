@@ -48,6 +48,8 @@ export interface EvalReport {
   answered: number;
   /** Answered customer mails the agent drafted no reply for (skipped, or covered by a draft already paired). */
   undrafted: number;
+  /** Answered customer mails whose turn failed (the model unreachable or erroring): never scored. */
+  modelFailures: Array<{ customerMessageId: string; threadId: string; reason: string }>;
   pairs: EvalPair[];
   summary: EvalSummary;
   failures: string[];
@@ -129,11 +131,18 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
 
     const pairs: EvalPair[] = [];
     const pairedDrafts = new Set<string>();
+    const modelFailures: EvalReport['modelFailures'] = [];
     let undrafted = 0;
     for (const [customerMessageId, reply] of references) {
       const record = await loadEvalPair(runtime.db, runtime.mailbox.id, customerMessageId, reply.messageId!);
       if (!record?.draft || !record.turn || record.teamReply === null || pairedDrafts.has(record.draft.id)) {
         undrafted++;
+        continue;
+      }
+      if (record.turn.failed) {
+        // A note for a person is not the model's reply: scoring it would report a dead model as a weak one.
+        const reason = failures.find((f) => f.includes(record.threadId)) ?? 'the turn failed';
+        modelFailures.push({ customerMessageId, threadId: record.threadId, reason: reason.slice(0, 300) });
         continue;
       }
       pairedDrafts.add(record.draft.id);
@@ -166,6 +175,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       customerMails: history.filter((m) => !isTeam(m)).length,
       answered: references.size,
       undrafted,
+      modelFailures,
       pairs,
       summary: summarise(pairs),
       failures,

@@ -8,7 +8,8 @@ import type { DbClient } from './client.ts';
 export interface EvalPairRecord {
   threadId: string;
   draft: { id: string; body: string; needsHuman: boolean } | null;
-  turn: { prompt: string; promptTokens: number; completionTokens: number; modelCalls: number } | null;
+  /** `failed`: the model could not draft (the draft is a note for a person, not a model's reply). */
+  turn: { prompt: string; promptTokens: number; completionTokens: number; modelCalls: number; failed: boolean } | null;
   teamReply: string | null;
   profileValues: string[];
 }
@@ -44,7 +45,13 @@ export async function loadEvalPair(
     threadId: customer.threadId,
     draft: turn?.draft ? { id: turn.draft.id, body: turn.draft.body, needsHuman: turn.draft.needsHuman } : null,
     turn: turn
-      ? { prompt: turn.prompt ?? '', promptTokens: turn.promptTokens, completionTokens: turn.completionTokens, modelCalls: calls }
+      ? {
+          prompt: turn.prompt ?? '',
+          promptTokens: turn.promptTokens,
+          completionTokens: turn.completionTokens,
+          modelCalls: calls,
+          failed: turn.status === 'failed',
+        }
       : null,
     teamReply: reply?.extractedText ?? null,
     profileValues: facts.map((f) => f.value),

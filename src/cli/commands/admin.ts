@@ -21,7 +21,7 @@ import { loadThreadDetail, threadMessages, threadTurns } from '../../store/threa
 import { withOperatorRuntime } from '../operator-runtime.ts';
 import { output } from '../output.ts';
 import { loadQualityStats } from '../../store/quality-stats.ts';
-import { parseDuration } from '../../duration.ts';
+import { parseDurationWithUnit } from '../../duration.ts';
 import { formatQualityStats } from './stats-table.ts';
 
 const print = (value: unknown) => output().out(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
@@ -75,8 +75,8 @@ export function runProfile(ref: string, options: { asOf?: string } = {}): Promis
 
 /** `support-agent stats [--since 30d] [--json]`: how good the drafts were (see quality-stats.ts). */
 export function runStats(options: { since?: string; json?: boolean } = {}): Promise<void> {
-  const ms = parseDuration(options.since ?? '30d');
-  if (ms === null) throw new AppError('USAGE', `--since: "${(options.since ?? '').slice(0, 40)}" is not a duration like 7d or 72h`);
+  const ms = parseDurationWithUnit(options.since ?? '30d');
+  if (ms === null) throw new AppError('USAGE', `--since: "${(options.since ?? '').slice(0, 40)}" is not a duration with a unit, like 7d, 72h or 2w`);
   return withOperatorRuntime(async ({ db, now }) => {
     const stats = await loadQualityStats(db, new Date(now().getTime() - ms));
     print(options.json ? { ...stats, since: stats.since.toISOString() } : formatQualityStats(stats));

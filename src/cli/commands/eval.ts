@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { createAppLogger } from '../../app/logging.ts';
 import { loadConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
+import { describeModel } from '../../llm/create-provider.ts';
 import { normaliseAddress } from '../../mail/addresses.ts';
 import type { EvalSummary } from '../../replay/eval-score.ts';
 import { runEval, type EvalReport } from '../../replay/run-eval.ts';
@@ -77,6 +78,7 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
   if (!address) throw new AppError('USAGE', `--address: "${options.address}" is not an email address`);
   const other = options.compare ? await readCompared(options.compare) : undefined;
   const logger = createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config, 'eval');
+  process.stderr.write(`eval: ${describeModel(config.llm)}\n`);
   let lastShown = 0;
   const report = await runEval({
     input,
@@ -102,6 +104,14 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
       `${report.pairs.length} paired with a draft${report.failures.length > 0 ? `, ${report.failures.length} failures` : ''}\n\n` +
       `${formatEvalTable(report, other)}\n`,
   );
+  if (report.modelFailures.length > 0) {
+    const first = report.modelFailures[0]!.reason.replace(/^turn \S+: /, '');
+    throw new AppError(
+      'LLM_UNAVAILABLE',
+      `${report.modelFailures.length} of ${report.answered} answered mails got no draft from the model (${first}); ` +
+        'they are listed under "modelFailures" and left out of every score',
+    );
+  }
 }
 
 async function readCompared(file: string): Promise<z.infer<typeof comparedSchema>> {

@@ -23,16 +23,34 @@ export function runKbImport(paths: string[], options: { prune?: boolean; lang?: 
       },
       runtime.now(),
     );
-    if (options.json) return print(report);
-    print(
-      `${report.created.length} new, ${report.updated.length} updated, ${report.unchanged.length} unchanged, ${report.removed} removed, ${report.skipped.length} skipped; ${report.passages} passages in the imported documents`,
-    );
-    for (const s of report.skipped) print(`skipped ${s.source}: ${s.reason}`);
-    if (report.embeddings)
-      print(
-        `embeddings (${report.embeddings.model}): ${report.embeddings.embedded} passage(s) embedded${report.embeddings.error ? `; stopped: ${report.embeddings.error}` : ''}`,
+    if (options.json) print(report);
+    else printImport(report);
+    const read = report.created.length + report.updated.length + report.unchanged.length;
+    if (read === 0) {
+      throw new AppError(
+        'INPUT_INVALID',
+        `no document read from ${paths.join(', ')}` +
+          (report.skipped.length > 0 ? ` (${report.skipped.length} skipped, see above)` : ' (no Markdown, HTML, text or PDF file found)'),
       );
+    }
+    if (report.embeddings?.error) {
+      throw new AppError(
+        'LLM_UNAVAILABLE',
+        `the embeddings endpoint failed (${report.embeddings.error.slice(0, 200)}); the documents are imported, lexical search only`,
+      );
+    }
   }, 'create');
+}
+
+function printImport(report: Awaited<ReturnType<typeof importKnowledge>>): void {
+  print(
+    `${report.created.length} new, ${report.updated.length} updated, ${report.unchanged.length} unchanged, ${report.removed} removed, ${report.skipped.length} skipped; ${report.passages} passages in the imported documents`,
+  );
+  for (const s of report.skipped) print(`skipped ${s.source}: ${s.reason}`);
+  if (report.embeddings)
+    print(
+      `embeddings (${report.embeddings.model}): ${report.embeddings.embedded} passage(s) embedded${report.embeddings.error ? `; stopped: ${report.embeddings.error}` : ''}`,
+    );
 }
 
 export function runKbList(options: { json?: boolean }): Promise<void> {

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../config.ts';
 import type { Logger } from '../../logger.ts';
 import { Redis } from 'ioredis';
 import { AppError, describeError } from '../../errors.ts';
+import { describeModel } from '../../llm/create-provider.ts';
 import { redactUrl } from '../../store/database.ts';
 import { startPollers } from '../../app/start-poller.ts';
 import { startWorkers } from '../../app/start-workers.ts';
@@ -42,6 +43,7 @@ export async function runServe(parts: ServeParts): Promise<void> {
 async function serveUntilSignal(parts: ServeParts, config: Config, logger: Logger, signalled: Promise<NodeJS.Signals>): Promise<void> {
   await assertRedisReachable(config.redisUrl);
   const runtime = await openRuntime(config, logger, { longRunning: true });
+  if (parts.work) logger.info(describeModel(config.llm));
   const stops: Array<() => Promise<void>> = [];
   try {
     if (parts.work) {
