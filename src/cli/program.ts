@@ -104,7 +104,7 @@ export function buildProgram(): Command {
 
   program
     .command('console')
-    .description('run only the review console (needs CONSOLE_PASSWORD)')
+    .description('run only the review console (CONSOLE_PASSWORD; without it, on loopback, a one-time login link is printed)')
     .option('--port <port>', 'port (default: CONSOLE_PORT or 3000)', parsePort)
     .action((options: { port?: number }) =>
       runServe({ poll: false, work: false, console: true, ...(options.port ? { consolePort: options.port } : {}) }),

@@ -14,6 +14,7 @@ import { sameOriginOnly, verifyCsrf } from './csrf.ts';
 import { html } from './html.ts';
 import { renderPage } from './layout.ts';
 import { LoginThrottle } from './login-throttle.ts';
+import { ONE_TIME_LOGIN_PATH, oneTimeLoginRoute, type OneTimeLogin } from './one-time-login.ts';
 import { customersPage } from './pages/customers.ts';
 import { approveAction, discardAction, draftsPage, editAction, settleAction, takeOverAction } from './pages/drafts.ts';
 import { eraseAction, eraseConfirmPage } from './pages/erase.ts';
@@ -72,6 +73,8 @@ export interface ConsoleAppOptions {
   interfaceAddresses?: readonly string[];
   /** The login throttle (tests pass one with their own clock). */
   throttle?: LoginThrottle;
+  /** The local operator's one-time login link (no CONSOLE_PASSWORD, loopback only). */
+  oneTimeLogin?: OneTimeLogin;
 }
 
 export function createConsoleApp(runtime: Runtime, password: string, options: ConsoleAppOptions = {}): Hono<ConsoleEnv> {
@@ -110,6 +113,7 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   );
   app.get('/login', login.show);
   app.post('/login', login.submit);
+  if (options.oneTimeLogin) app.get(`${ONE_TIME_LOGIN_PATH}/:token`, oneTimeLoginRoute(options.oneTimeLogin, sessions));
 
   // Everything below needs a session; form posts need its token, Bull Board's API calls our origin.
   app.use('*', requireLogin(sessions));

@@ -53,7 +53,8 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
   process.stderr.write(`replay: ${summaryLine(report)}${reportWhere(options.report)}\n`);
   if (options.dataDir) {
     process.stderr.write(
-      `replay: database kept in ${path.resolve(options.dataDir)}; inspect it with DATA_DIR=${options.dataDir} support-agent profile <customer>\n`,
+      `replay: database kept in ${path.resolve(options.dataDir)}; inspect it with DATA_DIR=${options.dataDir} ${selfCommand()} profile <customer>\n` +
+        `replay: browse it in the review console: DATA_DIR=${options.dataDir} ${selfCommand()} console\n`,
     );
   }
   const unreadable = report.messages.filter((m) => m.skipReason !== null && UNREADABLE.has(m.skipReason));
@@ -91,4 +92,12 @@ function summaryLine(report: Awaited<ReturnType<typeof runReplay>>): string {
 function reportWhere(file: string | undefined): string {
   if (file) return `; report written to ${file}`;
   return process.stdout.isTTY ? '; add --report FILE to keep the full report (JSON)' : '; report on stdout (JSON)';
+}
+
+/** How this command was invoked, for the commands it suggests: `node bin/support-agent.js` in a checkout. */
+function selfCommand(): string {
+  const script = process.argv[1];
+  if (!script) return 'support-agent';
+  const relative = path.relative(process.cwd(), script);
+  return relative.startsWith('..') || path.isAbsolute(relative) || relative.includes('node_modules') ? 'support-agent' : `node ${relative}`;
 }

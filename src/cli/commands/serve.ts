@@ -65,8 +65,13 @@ async function serveUntilSignal(parts: ServeParts, config: Config, logger: Logge
     }
     if (parts.console === true || (parts.console === 'if-configured' && config.console.password)) {
       const { startConsole } = await import('../../console/server.ts');
-      const server = await startConsole(runtime, { port: parts.consolePort ?? config.console.port });
+      const server = await startConsole(runtime, {
+        port: parts.consolePort ?? config.console.port,
+        allowOneTimeLogin: parts.console === true,
+      });
       stops.push(() => server.close());
+      // On the terminal only, never in a log: the link is a credential for one session.
+      if (server.loginUrl) process.stderr.write(`console: open ${server.loginUrl} (a one-time login link, for this machine only)\n`);
     } else if (parts.console === 'if-configured') {
       logger.warn('CONSOLE_PASSWORD is not set: the review console is not started.');
     }
