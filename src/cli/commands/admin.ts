@@ -76,7 +76,8 @@ export function runProfile(ref: string, options: { asOf?: string } = {}): Promis
 /** `support-agent stats [--since 30d] [--json]`: how good the drafts were (see quality-stats.ts). */
 export function runStats(options: { since?: string; json?: boolean } = {}): Promise<void> {
   const ms = parseDurationWithUnit(options.since ?? '30d');
-  if (ms === null) throw new AppError('USAGE', `--since: "${(options.since ?? '').slice(0, 40)}" is not a duration with a unit, like 7d, 72h or 2w`);
+  if (ms === null)
+    throw new AppError('USAGE', `--since: "${(options.since ?? '').slice(0, 40)}" is not a duration with a unit, like 7d, 72h or 2w`);
   return withOperatorRuntime(async ({ db, now }) => {
     const stats = await loadQualityStats(db, new Date(now().getTime() - ms));
     print(options.json ? { ...stats, since: stats.since.toISOString() } : formatQualityStats(stats));
