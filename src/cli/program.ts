@@ -2,31 +2,28 @@
  * The `support-agent` command line. Each action only parses its arguments and calls a command
  * module; the work lives in src/.
  */
-import { output } from './output.ts';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
-import { IMPORT_FORMATS } from '../app/import-facts.ts';
-import { FACT_KEY_RULE } from '../memory/fact-input.ts';
-import { FACT_CATEGORIES } from '../memory/types.ts';
-import { runMigrate } from './commands/migrate.ts';
-import { runReplayCommand } from './commands/replay.ts';
-import { runEvalCommand } from './commands/eval.ts';
-import {
-  runCommitments,
-  runStats,
-  runErase,
-  runFactsSet,
-  runImport,
-  runLink,
-  runProfile,
-  runPromote,
-  runThread,
-  runThreads,
-  runWhy,
-} from './commands/admin.ts';
-import { runServe } from './commands/serve.ts';
-import { AUTH_FLOWS, AUTH_PROVIDERS, runAuth } from './commands/auth.ts';
+import { IMPORT_FORMATS } from '../app/import-formats.ts';
 import { parseDuration } from '../duration.ts';
-import { runKbImport, runKbList, runKbRemove, runKbSearch, runKbShow } from './commands/kb.ts';
+import { FACT_CATEGORIES, FACT_KEY_RULE } from '../memory/types.ts';
+import { AUTH_FLOWS, AUTH_PROVIDERS } from './commands/auth-choices.ts';
+import type { RunCommand, ServeParts } from './commands/serve.ts';
+import { output } from './output.ts';
+
+/**
+ * An action whose module is loaded only when its command runs, so `--help` and a usage error
+ * load none of the product (the database, the queues, the model client).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- commander passes each action its own arguments
+function lazy(load: () => Promise<(...args: any[]) => unknown>): (...args: unknown[]) => Promise<void> {
+  return async (...args) => {
+    const action = await load();
+    await action(...args);
+  };
+}
+
+const admin = () => import('./commands/admin.ts');
+const kb = () => import('./commands/kb.ts');
 
 function parseTag(value: string): string {
   if (!/^[a-z0-9][a-z0-9_]{0,59}$/.test(value)) throw new InvalidArgumentError('must be a snake_case tag (billing, p0, feature_request)');
@@ -66,7 +63,7 @@ function parseTimeout(value: string): number {
   return ms;
 }
 
-export function buildProgram(): Command {
+export function buildProgram(runCommand: RunCommand): Command {
   const program = new Command('support-agent')
     .description('Email support agent: drafts replies with an LLM and remembers each customer')
     .exitOverride()
@@ -79,35 +76,37 @@ export function buildProgram(): Command {
       outputError: (text, write) => write(`support-agent: ${text.replace(/^error: /, '').trim()}\n`),
     });
 
+  const serve = (parts: ServeParts) => lazy(async () => (await import('./commands/serve.ts')).runServe)(parts, runCommand);
+
   program
     .command('migrate')
     .description('create or upgrade the database (embedded PGlite in DATA_DIR, or DATABASE_URL)')
-    .action(runMigrate);
+    .action(lazy(async () => (await import('./commands/migrate.ts')).runMigrate));
 
   program
     .command('start')
     .description('run everything in one process: poller (if IMAP is configured), workers, console (if CONSOLE_PASSWORD is set)')
     .option('--port <port>', 'console port (default: CONSOLE_PORT or 3000)', parsePort)
     .action((options: { port?: number }) =>
-      runServe({ poll: 'if-configured', work: true, console: 'if-configured', ...(options.port ? { consolePort: options.port } : {}) }),
+      serve({ poll: 'if-configured', work: true, console: 'if-configured', ...(options.port ? { consolePort: options.port } : {}) }),
     );
 
   program
     .command('poll')
     .description('run only the IMAP poller (needs IMAP_HOST, IMAP_USER, and IMAP_PASSWORD or MAIL_AUTH=oauth2)')
-    .action(() => runServe({ poll: true, work: false, console: false }));
+    .action(() => serve({ poll: true, work: false, console: false }));
 
   program
     .command('work')
     .description('run only the workers: reply turns, outbox, promotions, reconciler')
-    .action(() => runServe({ poll: false, work: true, console: false }));
+    .action(() => serve({ poll: false, work: true, console: false }));
 
   program
     .command('console')
     .description('run only the review console (CONSOLE_PASSWORD; without it, on loopback, a one-time login link is printed)')
     .option('--port <port>', 'port (default: CONSOLE_PORT or 3000)', parsePort)
     .action((options: { port?: number }) =>
-      runServe({ poll: false, work: false, console: true, ...(options.port ? { consolePort: options.port } : {}) }),
+      serve({ poll: false, work: false, console: true, ...(options.port ? { consolePort: options.port } : {}) }),
     );
 
   program
@@ -123,7 +122,7 @@ export function buildProgram(): Command {
       (value: string, all: string[] = []) => [...all, value],
     )
     .option('--no-settle', 'stop at the last mail instead of running the clock on past QUIET_AFTER (due promotions, expiry sweeps)')
-    .action(runReplayCommand);
+    .action(lazy(async () => (await import('./commands/replay.ts')).runReplayCommand));
 
   program
     .command('eval')
@@ -132,16 +131,20 @@ export function buildProgram(): Command {
     .option('--report <file>', 'write the JSON report here')
     .option('--address <address>', "the support mailbox's own address (default: SUPPORT_ADDRESS)")
     .option('--compare <file>', 'an earlier report: print the differences')
-    .action(runEvalCommand);
+    .action(lazy(async () => (await import('./commands/eval.ts')).runEvalCommand));
 
   program
     .command('profile')
     .description("print a customer's profile (seed shape): facts with confidence, source and expiry, past threads, commitments")
     .argument('<customer>', 'an address or an entity id')
     .option('--as-of <date>', 'what the profile held on that date (2026-11-20 = the end of that day, UTC)')
-    .action(runProfile);
+    .action(lazy(async () => (await admin()).runProfile));
 
-  program.command('thread').description("print a thread's state, messages and turns").argument('<thread>', 'thread id').action(runThread);
+  program
+    .command('thread')
+    .description("print a thread's state, messages and turns")
+    .argument('<thread>', 'thread id')
+    .action(lazy(async () => (await admin()).runThread));
 
   program
     .command('threads')
@@ -153,7 +156,7 @@ export function buildProgram(): Command {
       return value;
     })
     .option('--json', 'print JSON')
-    .action(runThreads);
+    .action(lazy(async () => (await admin()).runThreads));
 
   program
     .command('why')
@@ -161,7 +164,7 @@ export function buildProgram(): Command {
     .argument('<customer>', 'an address or an entity id')
     .argument('[key]', 'only decisions about this fact key')
     .option('--as-of <date>', 'only decisions made by then, and what the profile held then')
-    .action(runWhy);
+    .action(lazy(async () => (await admin()).runWhy));
 
   program
     .command('commitments')
@@ -170,20 +173,20 @@ export function buildProgram(): Command {
     .option('--all', 'also the fulfilled and cancelled ones, with what closed them')
     .option('--customer <customer>', "only this customer's (an address or an entity id)")
     .option('--json', 'print JSON')
-    .action(runCommitments);
+    .action(lazy(async () => (await admin()).runCommitments));
 
   program
     .command('stats')
     .description('how good the drafts were: outcomes, approval as is, edit similarity, needs-human rate, time to draft, per intent and tag')
     .option('--since <duration>', 'drafts made in this past period', '30d')
     .option('--json', 'print JSON')
-    .action(runStats);
+    .action(lazy(async () => (await admin()).runStats));
 
   program
     .command('promote')
     .description('promote a thread into its customer profile now (an operator checkpoint)')
     .argument('<thread>', 'thread id')
-    .action(runPromote);
+    .action(lazy(async () => (await admin()).runPromote));
 
   const facts = program.command('facts').description('trusted profile facts');
   facts
@@ -193,21 +196,21 @@ export function buildProgram(): Command {
     .argument('<key>', `${FACT_KEY_RULE}, e.g. account_tier`)
     .argument('<value>', 'the value (1-500 characters)')
     .addOption(new Option('--category <category>', 'default: from the policy').choices(FACT_CATEGORIES))
-    .action(runFactsSet);
+    .action(lazy(async () => (await admin()).runFactsSet));
 
   program
     .command('import')
     .description('import trusted facts from a CRM export (CSV or JSON keyed by email address)')
     .argument('<file>', '.csv (email,<key>,<key>... or email,key,value[,category]) or .json')
     .addHelpText('after', `\n${IMPORT_FORMATS}`)
-    .action(runImport);
+    .action(lazy(async () => (await admin()).runImport));
 
   program
     .command('link')
     .description('attach an address to an existing customer (merging its profile if it had its own)')
     .argument('<address>', 'the address to attach')
     .argument('<customer>', 'an address or an entity id of the customer it belongs to')
-    .action(runLink);
+    .action(lazy(async () => (await admin()).runLink));
 
   program
     .command('erase')
@@ -215,7 +218,7 @@ export function buildProgram(): Command {
     .argument('<customer>', 'an address or an entity id')
     .option('--yes', 'confirm the erasure')
     .option('--json', 'print what changed as JSON (counts only)')
-    .action(runErase);
+    .action(lazy(async () => (await admin()).runErase));
 
   program
     .command('auth')
@@ -244,26 +247,40 @@ export function buildProgram(): Command {
         'Examples:\n  support-agent auth microsoft --client-id <application id>\n' +
         '  OAUTH2_CLIENT_ID=... OAUTH2_CLIENT_SECRET=... support-agent auth google --out oauth2.env',
     )
-    .action(runAuth);
+    .action(lazy(async () => (await import('./commands/auth.ts')).runAuth));
 
-  const kb = program.command('kb').description('the knowledge base drafts answer from: help-center articles, policies, manuals');
-  kb.command('import')
+  const kbCommand = program.command('kb').description('the knowledge base drafts answer from: help-center articles, policies, manuals');
+  kbCommand
+    .command('import')
     .description('import Markdown, HTML, text and PDF files (folders searched recursively); unchanged documents are kept')
     .argument('<paths...>', 'files or folders')
     .option('--prune', 'remove documents that are not among these files')
     .option('--lang <code>', 'the language of documents that do not say their own (e.g. en, de)')
     .option('--tag <tag>', 'a tag for every imported document (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--json', 'print the report as JSON')
-    .action(runKbImport);
-  kb.command('list').description('list the documents').option('--json', 'print JSON').action(runKbList);
-  kb.command('show').description('print a document with its passages').argument('<doc>', 'document id or source path').action(runKbShow);
-  kb.command('search')
+    .action(lazy(async () => (await kb()).runKbImport));
+  kbCommand
+    .command('list')
+    .description('list the documents')
+    .option('--json', 'print JSON')
+    .action(lazy(async () => (await kb()).runKbList));
+  kbCommand
+    .command('show')
+    .description('print a document with its passages')
+    .argument('<doc>', 'document id or source path')
+    .action(lazy(async () => (await kb()).runKbShow));
+  kbCommand
+    .command('search')
     .description('search the passages as a reply turn would')
     .argument('<query>', 'a question, as a customer would write it')
     .option('--limit <n>', 'how many passages (default 5)')
     .option('--json', 'print JSON')
-    .action(runKbSearch);
-  kb.command('remove').description('remove documents').argument('<docs...>', 'document ids or source paths').action(runKbRemove);
+    .action(lazy(async () => (await kb()).runKbSearch));
+  kbCommand
+    .command('remove')
+    .description('remove documents')
+    .argument('<docs...>', 'document ids or source paths')
+    .action(lazy(async () => (await kb()).runKbRemove));
 
   return program;
 }

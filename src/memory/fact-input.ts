@@ -4,15 +4,10 @@
  * billing_address behind the operator's back.
  */
 import { snakeCase } from './thread-state.ts';
-import { FACT_CATEGORIES, type FactCategory } from './types.ts';
+import { FACT_CATEGORIES, FACT_KEY_RULE, MAX_KEY_LENGTH, type FactCategory } from './types.ts';
 
-/** The longest key the product keeps (snakeCase cuts model-proposed keys to the same length). */
-const MAX_KEY_LENGTH = 60;
 // Digits may lead: promoted keys come from snakeCase, which keeps them ("2fa_method").
 const SNAKE_CASE = /^[a-z0-9]+(?:_[a-z0-9]+)*$/;
-
-/** The one-line rule an error quotes. */
-export const FACT_KEY_RULE = `snake_case: lower-case letters and digits joined by single underscores, at most ${MAX_KEY_LENGTH} characters`;
 
 /** Null when `key` is accepted as it is; otherwise why not, with a suggestion when one exists. */
 export function factKeyProblem(key: string): string | null {

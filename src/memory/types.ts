@@ -1,6 +1,11 @@
 /** The two memory layers as the pure core sees them: plain values, no ORM types. */
 
 export type FactCategory = 'identity' | 'preference' | 'account' | 'situation' | 'sentiment' | 'other';
+/** The longest fact key the product keeps (snakeCase cuts model-proposed keys to the same length). */
+export const MAX_KEY_LENGTH = 60;
+/** The one-line rule an error (and `facts set --help`) quotes. */
+export const FACT_KEY_RULE = `snake_case: lower-case letters and digits joined by single underscores, at most ${MAX_KEY_LENGTH} characters`;
+
 export const FACT_CATEGORIES: readonly FactCategory[] = ['identity', 'preference', 'account', 'situation', 'sentiment', 'other'];
 
 export interface ProfileFactView {

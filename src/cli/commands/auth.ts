@@ -11,10 +11,7 @@ import { AppError } from '../../errors.ts';
 import { runDeviceFlow, runLoopbackFlow, type ObtainedGrant, type OAuth2Client } from '../../net/oauth2-grant.ts';
 import { output } from '../output.ts';
 
-export const AUTH_PROVIDERS = ['google', 'microsoft', 'custom'] as const;
-export type AuthProvider = (typeof AUTH_PROVIDERS)[number];
-export const AUTH_FLOWS = ['device', 'loopback'] as const;
-type AuthFlow = (typeof AUTH_FLOWS)[number];
+import type { AuthFlow, AuthProvider } from './auth-choices.ts';
 
 export interface AuthOptions {
   clientId?: string;

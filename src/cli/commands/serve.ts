@@ -14,6 +14,9 @@ import { startWorkers } from '../../app/start-workers.ts';
 import { OPERATOR_RESPONSE_LIMIT, serveOperatorCommands, type OperatorServer } from '../operator-socket.ts';
 import { runServed } from '../output.ts';
 
+/** Runs a CLI command line in this process (the agent serves operator commands with it). */
+export type RunCommand = (argv: string[]) => Promise<number>;
+
 export interface ServeParts {
   poll: boolean | 'if-configured';
   work: boolean;
@@ -27,20 +30,27 @@ export interface ServeParts {
  */
 const SHUTDOWN_DEADLINE_MS = 9_000;
 
-export async function runServe(parts: ServeParts): Promise<void> {
+/** `runCommand` runs an operator's command line in this process (the CLI's own entry point, passed in). */
+export async function runServe(parts: ServeParts, runCommand: RunCommand): Promise<void> {
   const config = loadConfig();
   const logger = createAppLogger(config);
   // Listening from the first moment: a signal during start-up (migrations can take a while) stops
   // the process as soon as it is up, and as PID 1 in a container a signal without a listener is ignored.
   const shutdown = shutdownSignal(logger);
   try {
-    await serveUntilSignal(parts, config, logger, shutdown.received);
+    await serveUntilSignal(parts, runCommand, config, logger, shutdown.received);
   } finally {
     shutdown.dispose();
   }
 }
 
-async function serveUntilSignal(parts: ServeParts, config: Config, logger: Logger, signalled: Promise<NodeJS.Signals>): Promise<void> {
+async function serveUntilSignal(
+  parts: ServeParts,
+  runCommand: RunCommand,
+  config: Config,
+  logger: Logger,
+  signalled: Promise<NodeJS.Signals>,
+): Promise<void> {
   await assertRedisReachable(config.redisUrl);
   const runtime = await openRuntime(config, logger, { longRunning: true });
   if (parts.work) logger.info(describeModel(config.llm));
@@ -60,7 +70,7 @@ async function serveUntilSignal(parts: ServeParts, config: Config, logger: Logge
     }
     if (runtime.database.kind === 'pglite') {
       // One process owns the embedded database: operator commands come to it (src/cli/operator-socket.ts).
-      const operator = await serveOperators(runtime);
+      const operator = await serveOperators(runtime, runCommand);
       if (operator) stops.push(() => operator.close());
     }
     if (parts.console === true || (parts.console === 'if-configured' && config.console.password)) {
@@ -90,13 +100,11 @@ async function serveUntilSignal(parts: ServeParts, config: Config, logger: Logge
   logger.info('stopped');
 }
 
-async function serveOperators(runtime: Runtime): Promise<OperatorServer | null> {
-  // Loaded here, not at the top: the CLI's entry point imports this module.
-  const { main } = await import('../main.ts');
+async function serveOperators(runtime: Runtime, runCommand: RunCommand): Promise<OperatorServer | null> {
   try {
     const server = await serveOperatorCommands({
       dataDir: runtime.config.dataDir,
-      run: (argv) => runServed(runtime, () => main(argv), OPERATOR_RESPONSE_LIMIT),
+      run: (argv) => runServed(runtime, () => runCommand(argv), OPERATOR_RESPONSE_LIMIT),
       logger: runtime.logger,
     });
     runtime.logger.info('operator commands served beside the agent', { socket: server.path });

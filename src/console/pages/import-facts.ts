@@ -3,7 +3,8 @@
  * use case as `support-agent import` (src/app/import-facts.ts): the whole file is checked first,
  * and any problem is shown with its line or entry, nothing imported.
  */
-import { IMPORT_FORMATS, importFactsContent } from '../../app/import-facts.ts';
+import { importFactsContent } from '../../app/import-facts.ts';
+import { IMPORT_FORMATS } from '../../app/import-formats.ts';
 import { isAppError, type AppError } from '../../errors.ts';
 import type { ConsoleContext, Session } from '../context.ts';
 import { csrfField } from '../csrf.ts';
