@@ -131,6 +131,13 @@ export function buildProgram(runCommand: RunCommand): Command {
     .option('--report <file>', 'write the JSON report here')
     .option('--address <address>', "the support mailbox's own address (default: SUPPORT_ADDRESS)")
     .option('--compare <file>', 'an earlier report: print the differences')
+    .option(
+      '--kb <path>',
+      'import this knowledge-base folder or file first, as the agent would answer with it (repeatable)',
+      (value: string, all: string[] = []) => [...all, value],
+    )
+    .option('--pairs', "print every scored pair: the agent's draft beside the team's reply, lowest similarity first")
+    .option('--html <file>', 'write every scored pair, side by side, to this HTML page')
     .action(lazy(async () => (await import('./commands/eval.ts')).runEvalCommand));
 
   program

@@ -5,6 +5,7 @@
  * the thread). For each customer mail the team answered, the agent's draft -- made from the
  * memory built so far -- is paired with the team's real reply and scored (eval-score.ts).
  */
+import { importKnowledge } from '../app/import-knowledge.ts';
 import { openRuntime } from '../app/runtime.ts';
 import { VirtualScheduler, virtualClock } from '../app/virtual-scheduler.ts';
 import type { Config } from '../config.ts';
@@ -27,6 +28,8 @@ export interface EvalOptions {
   logger: Logger;
   provider?: LlmProvider;
   progress?: (done: number, total: number) => void;
+  /** Knowledge-base folders or files imported before the history, as `replay --kb` does. */
+  knowledge?: readonly string[];
 }
 
 export interface EvalPair extends PairScore {
@@ -93,6 +96,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
 
   const team = new Set([options.address, ...options.config.staffAddresses]);
   const isTeam = (m: HistoryMail) => m.from !== null && team.has(m.from);
+  if (!history.some(isTeam)) throw noTeamMail(options.address, options.input, history);
   // The team's first reply to each customer mail is the reference for the agent's draft.
   const customerIds = new Set(history.filter((m) => !isTeam(m) && m.messageId).map((m) => m.messageId!));
   const references = new Map<string, HistoryMail>();
@@ -112,6 +116,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   });
   try {
     const failures: string[] = [];
+    if (options.knowledge && options.knowledge.length > 0) {
+      const imported = await importKnowledge(runtime.db, options.knowledge, runtime.kbImportOptions(), clock.now());
+      for (const skipped of imported.skipped) failures.push(`knowledge ${skipped.source}: ${skipped.reason}`.slice(0, 500));
+    }
     const scheduler = new VirtualScheduler(clock, (f) => failures.push(`${f.stage} ${f.threadId ?? ''}: ${f.error}`.slice(0, 500)));
     const pipeline = runtime.pipeline(scheduler);
     const ingestDeps = runtime.ingestDeps({ pipeline, logger: options.logger });
@@ -183,4 +191,19 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   } finally {
     await runtime.close();
   }
+}
+
+/** A wrong `--address` finds no team mail and so no pair: say so, with the history's busiest senders. */
+function noTeamMail(address: string, input: string, history: ReadonlyArray<{ from: string | null }>): AppError {
+  const counts = new Map<string, number>();
+  for (const m of history) if (m.from) counts.set(m.from, (counts.get(m.from) ?? 0) + 1);
+  const busiest = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, 3)
+    .map(([from, n]) => `${from} (${n})`);
+  return new AppError(
+    'INPUT_INVALID',
+    `no mail from ${address} (or STAFF_ADDRESSES) in ${input}, so no team reply to score against; ` +
+      `the most frequent senders are ${busiest.join(', ') || 'none'}: give the team's address with --address`,
+  );
 }

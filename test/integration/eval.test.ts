@@ -154,7 +154,7 @@ describe('support-agent eval', () => {
     expect(report.summary.medianSimilarity).toBeCloseTo(0.3635, 2);
 
     const table = formatEvalTable(report, { provider: 'offline', model: 'rules', summary: { ...report.summary, groundedRate: 1 } });
-    expect(table).toMatch(/drafts fully grounded\s+0\.500\s+1\s+-0\.500/);
+    expect(table).toMatch(/share of drafts with no invented number\s+0\.500\s+1\s+-0\.500/);
   }, 60_000);
 
   it('reads an mbox (mboxrd quoting undone) and a Maildir', async () => {

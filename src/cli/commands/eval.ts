@@ -13,11 +13,18 @@ import { describeModel } from '../../llm/create-provider.ts';
 import { normaliseAddress } from '../../mail/addresses.ts';
 import type { EvalSummary } from '../../replay/eval-score.ts';
 import { runEval, type EvalReport } from '../../replay/run-eval.ts';
+import { formatPairsText, renderPairsHtml } from './eval-pairs-view.ts';
 
 export interface EvalCommandOptions {
   report?: string;
   address?: string;
   compare?: string;
+  /** Knowledge-base folders or files imported before the history (repeatable). */
+  kb?: string[];
+  /** Print every scored pair (draft beside the team's reply). */
+  pairs?: boolean;
+  /** Write every scored pair to this HTML file. */
+  html?: string;
 }
 
 const summarySchema = z.object({
@@ -34,15 +41,25 @@ const summarySchema = z.object({
 const comparedSchema = z.object({ provider: z.string(), model: z.string(), summary: summarySchema });
 
 const ROWS: Array<[keyof EvalSummary, string]> = [
-  ['pairs', 'pairs (answered mails drafted)'],
+  ['pairs', 'pairs scored'],
   ['meanSimilarity', 'similarity to the team reply, mean'],
   ['medianSimilarity', 'similarity to the team reply, median'],
-  ['groundedRate', 'drafts fully grounded'],
-  ['factsUsedRate', 'profile facts used'],
-  ['needsHumanAgreement', 'needs-human agreement'],
+  ['groundedRate', 'share of drafts with no invented number'],
+  ['factsUsedRate', 'share of profile facts used'],
+  ['needsHumanAgreement', 'needs-a-person agreement'],
   ['meanPromptTokens', 'prompt tokens per turn'],
   ['meanCompletionTokens', 'completion tokens per turn'],
   ['modelCallsPerTurn', 'model calls per turn'],
+];
+
+/** What each row means, printed under the table (and in the HTML view). */
+export const EVAL_LEGEND: ReadonlyArray<readonly [string, string]> = [
+  ['pairs scored', 'customer mails the team answered and the agent drafted for (failed turns are never scored)'],
+  ['similarity', '0-1: word overlap of the draft with the team’s real reply (1 = the same words)'],
+  ['no invented number', 'every number and identifier in the draft (order numbers, amounts, dates) appears in its prompt'],
+  ['profile facts used', 'of the facts the customer’s profile held at the time, the share whose value the draft uses'],
+  ['needs-a-person agreement', 'share of mails labelled X-Needs-Human where the agent’s flag matches the label'],
+  ['tokens, calls', 'means per reply turn, as the model reported them'],
 ];
 
 const show = (value: number | null) => (value === null ? '-' : Number.isInteger(value) ? String(value) : value.toFixed(3));
@@ -85,6 +102,7 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
     address,
     config,
     logger,
+    ...(options.kb ? { knowledge: options.kb } : {}),
     progress: (done, total) => {
       const now = Date.now();
       if (done === total || now - lastShown > 2000) {
@@ -93,16 +111,13 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
       }
     },
   });
-  if (options.report) {
-    await mkdir(path.dirname(path.resolve(options.report)), { recursive: true });
-    await writeFile(options.report, JSON.stringify(report, null, 2) + '\n').catch((error: NodeJS.ErrnoException) => {
-      throw new AppError('INPUT_INVALID', `--report ${options.report}: cannot write (${error.code ?? 'error'})`);
-    });
-  }
+  if (options.report) await writeOutput(options.report, '--report', JSON.stringify(report, null, 2) + '\n');
+  if (options.html) await writeOutput(options.html, '--html', renderPairsHtml(report, EVAL_LEGEND));
+  if (options.pairs) process.stdout.write(`${formatPairsText(report)}\n`);
   process.stdout.write(
     `${report.messages} messages, ${report.customerMails} from customers, ${report.answered} answered by the team, ` +
       `${report.pairs.length} paired with a draft${report.failures.length > 0 ? `, ${report.failures.length} failures` : ''}\n\n` +
-      `${formatEvalTable(report, other)}\n`,
+      `${formatEvalTable(report, other)}\n\n${EVAL_LEGEND.map(([name, meaning]) => `${name}: ${meaning}`).join('\n')}\n`,
   );
   if (report.modelFailures.length > 0) {
     const first = report.modelFailures[0]!.reason.replace(/^turn \S+: /, '');
@@ -112,6 +127,13 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
         'they are listed under "modelFailures" and left out of every score',
     );
   }
+}
+
+async function writeOutput(file: string, flag: string, text: string): Promise<void> {
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  await writeFile(file, text).catch((error: NodeJS.ErrnoException) => {
+    throw new AppError('INPUT_INVALID', `${flag} ${file}: cannot write (${error.code ?? 'error'})`);
+  });
 }
 
 async function readCompared(file: string): Promise<z.infer<typeof comparedSchema>> {
