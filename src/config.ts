@@ -239,6 +239,7 @@ const envSchema = z.object({
   CONSOLE_ALLOWED_HOSTS: hostList.default([]),
 
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
 });
 
 /**
@@ -386,6 +387,8 @@ function grouped(e: z.output<typeof envSchema>) {
       allowedHosts: e.CONSOLE_ALLOWED_HOSTS,
     },
     logLevel: e.LOG_LEVEL,
+    /** `auto`: human lines on a terminal, JSON otherwise (src/app/log-format.ts). */
+    logFormat: e.LOG_FORMAT,
     mailboxesFile: e.MAILBOXES_FILE === undefined ? undefined : path.resolve(e.MAILBOXES_FILE),
     /** Every mailbox the agent serves, the first one primary; from MAILBOXES_FILE, else the one of the variables. */
     mailboxes: [envMailbox(e)],

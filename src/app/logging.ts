@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import { createLogger, type Logger } from '../logger.ts';
+import { prettyLogLine, wantsPrettyLogs } from './log-format.ts';
 
 function urlPassword(url: string | undefined): string | undefined {
   if (!url) return undefined;
@@ -28,5 +29,7 @@ export function configSecrets(config: Config): string[] {
 }
 
 export function createAppLogger(config: Config, scope = 'support-agent', write?: (line: string) => void): Logger {
-  return createLogger(scope, { level: config.logLevel, secrets: configSecrets(config), ...(write ? { write } : {}) });
+  const pretty = !write && wantsPrettyLogs(config.logFormat, process.stderr.isTTY === true);
+  const sink = write ?? (pretty ? (line: string) => process.stderr.write(prettyLogLine(line) + '\n') : undefined);
+  return createLogger(scope, { level: config.logLevel, secrets: configSecrets(config), ...(sink ? { write: sink } : {}) });
 }

@@ -10,6 +10,7 @@ import { createAppLogger } from '../../app/logging.ts';
 import { loadConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { describeModel } from '../../llm/create-provider.ts';
+import { progressReporter } from '../progress.ts';
 import { normaliseAddress } from '../../mail/addresses.ts';
 import type { EvalSummary } from '../../replay/eval-score.ts';
 import { runEval, type EvalReport } from '../../replay/run-eval.ts';
@@ -96,20 +97,18 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
   const other = options.compare ? await readCompared(options.compare) : undefined;
   const logger = createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config, 'eval');
   process.stderr.write(`eval: ${describeModel(config.llm)}\n`);
-  let lastShown = 0;
   const report = await runEval({
     input,
     address,
     config,
     logger,
     ...(options.kb ? { knowledge: options.kb } : {}),
-    progress: (done, total) => {
-      const now = Date.now();
-      if (done === total || now - lastShown > 2000) {
-        lastShown = now;
-        process.stderr.write(`eval: ${done}/${total} messages\n`);
-      }
-    },
+    progress: progressReporter({
+      label: 'eval',
+      unit: 'messages',
+      isTerminal: process.stderr.isTTY === true,
+      write: (text) => process.stderr.write(text),
+    }),
   });
   if (options.report) await writeOutput(options.report, '--report', JSON.stringify(report, null, 2) + '\n');
   if (options.html) await writeOutput(options.html, '--html', renderPairsHtml(report, EVAL_LEGEND));

@@ -4,6 +4,7 @@ import { createAppLogger } from '../../app/logging.ts';
 import { loadConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { describeModel } from '../../llm/create-provider.ts';
+import { progressReporter } from '../progress.ts';
 import { normaliseAddress } from '../../mail/addresses.ts';
 import { runReplay } from '../../replay/run-replay.ts';
 
@@ -24,7 +25,6 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
   // A replay is a batch job: progress goes to stderr, so routine info logs would only drown it.
   const logger = createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config, 'replay');
   process.stderr.write(`replay: ${describeModel(config.llm)}\n`);
-  let lastShown = 0;
   const report = await runReplay({
     inputs,
     address,
@@ -33,13 +33,12 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     settle: options.settle ?? true,
     ...(options.kb ? { knowledge: options.kb } : {}),
-    progress: (done, total) => {
-      const now = Date.now();
-      if (done === total || now - lastShown > 2000) {
-        lastShown = now;
-        process.stderr.write(`replay: ${done}/${total} messages\n`);
-      }
-    },
+    progress: progressReporter({
+      label: 'replay',
+      unit: 'messages',
+      isTerminal: process.stderr.isTTY === true,
+      write: (text) => process.stderr.write(text),
+    }),
   });
   const json = JSON.stringify(report, null, 2) + '\n';
   if (options.report) {
