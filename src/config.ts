@@ -154,7 +154,7 @@ const envSchema = z.object({
     .default(''),
   /** The answered message quoted below the reply ("On …, … wrote:" and "> " lines). */
   REPLY_QUOTE_ORIGINAL: booleanFlag.default(true),
-  /** Who stays in Cc: true (the rules in README "Who a reply goes to"), customer (only the customer's own addresses), false (nobody). */
+  /** Who stays in Cc: true (the rules in docs/replies.md "Who a reply goes to"), customer (only the customer's own addresses), false (nobody). */
   REPLY_KEEP_CC: z
     .enum(['true', 'false', '1', '0', 'yes', 'no', 'customer'])
     .transform((v): 'all' | 'customer' | 'none' => (v === 'customer' ? 'customer' : ['true', '1', 'yes'].includes(v) ? 'all' : 'none'))
@@ -242,6 +242,9 @@ const envSchema = z.object({
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
 });
 
+/** Every setting's variable name, in the schema's order (docs/configuration.md lists each once: test/unit/configuration-doc.test.ts). */
+export const SETTING_NAMES: readonly string[] = Object.keys(envSchema.shape);
+
 /**
  * The grouped settings the product uses, built from the validated variables. `Config` is this
  * function's result type: each setting is declared once in `envSchema` and placed once here.
@@ -271,7 +274,7 @@ function grouped(e: z.output<typeof envSchema>) {
     replyMode: e.REPLY_MODE,
     /** Mail older than this when ingested (a backlog, an initial sync) is stored and threaded but not answered. */
     replyMaxAgeMs: e.REPLY_MAX_AGE,
-    /** How a reply looks and who it is copied to (README "Replies as a mail client sends them"). */
+    /** How a reply looks and who it is copied to (docs/replies.md "Replies as a mail client sends them"). */
     reply: {
       signature: e.REPLY_SIGNATURE,
       quoteOriginal: e.REPLY_QUOTE_ORIGINAL,

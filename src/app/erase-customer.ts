@@ -1,5 +1,5 @@
 /**
- * Erasure of one customer, the story (README "Guarantees", "Erasure leaves nothing"):
+ * Erasure of one customer, the story (docs/guarantees.md "Guarantees", "Erasure leaves nothing"):
  *
  * 1. In one database transaction (src/store/erasure.ts): everything the customer owns is deleted
  *    (entity, addresses, facts, decisions, commitments; its threads with their messages, drafts,

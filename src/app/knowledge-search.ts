@@ -31,7 +31,7 @@ export interface VectorIndex {
  * Brute-force cosine over every passage vector of the model, held in this process as unit-length
  * 32-bit floats. Each search checks (one small query) whether the stored set changed; when it did,
  * only the vectors of passages not held yet are read (an import of a few documents reads theirs,
- * not the whole base). Memory is passages × dimensions × 4 bytes; see README "Knowledge base" for
+ * not the whole base). Memory is passages × dimensions × 4 bytes; see docs/knowledge.md "Knowledge base" for
  * where it stops being fine.
  */
 export class InProcessVectorIndex implements VectorIndex {

@@ -3,7 +3,7 @@
  * the regular expressions that find them in stored text and in raw mail bytes, and the plain
  * substring conditions PostgreSQL uses to pick the rows worth looking at. Pure: no I/O.
  *
- * The rules (README "Guarantees", "Erasure leaves nothing"):
+ * The rules (docs/guarantees.md "Guarantees", "Erasure leaves nothing"):
  * - **Addresses** (strong): each of the customer's addresses, case-insensitively, with an optional
  *   `+tag` (`alice+news@…`), the IDN domain in punycode and in Unicode, and the at-sign in the
  *   forms real mail and web text use: `@`, quoted-printable `=40`, percent `%40`, the HTML

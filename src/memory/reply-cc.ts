@@ -3,7 +3,7 @@
  * client's "Reply all" would, minus everyone a support reply must never go to, and only as far as
  * the answered message can be trusted to have chosen them. Pure.
  *
- * The rules, in order (README "Who a reply goes to"):
+ * The rules, in order (docs/replies.md "Who a reply goes to"):
  * 1. Nobody when the answered message is untrusted (DMARC failed, or a Reply-To that differs from
  *    the From without DMARC pass): a forged mail cannot widen the reply's audience.
  * 2. Never our own addresses (the support address, the team's STAFF_ADDRESSES; any case, IDN or

@@ -29,7 +29,7 @@ export interface OutboxDeps {
   logger: Logger;
   sender?: MailSender;
   drafts?: DraftsFolder;
-  /** How replies look (README "Replies as a mail client sends them"); plain text only when absent. */
+  /** How replies look (docs/replies.md "Replies as a mail client sends them"); plain text only when absent. */
   reply?: { signature?: string | undefined; quoteOriginal: boolean };
   /** Waits between attempts to record a send's outcome (injectable for tests). */
   sleep?: (ms: number) => Promise<void>;
@@ -98,7 +98,7 @@ export type SendOutcome = 'sent' | 'already-sent' | 'not-queued' | 'claimed-else
  * after Redis lost its data, a retry after a crash) never sends it again: if the claimer's record
  * never arrives, the reconciler checks the Sent folder or holds the draft for a person
  * (`send_unknown`). The one window left: the process dies after the SMTP server accepted the
- * message and before the outcome is written (README "Guarantees").
+ * message and before the outcome is written (docs/guarantees.md "Guarantees").
  */
 export async function sendDraft(deps: OutboxDeps, draftId: string): Promise<SendOutcome> {
   if (!deps.sender) throw new AppError('CONFIG_INVALID', 'sending needs SMTP_HOST (REPLY_MODE=send)');

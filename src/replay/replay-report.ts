@@ -1,5 +1,5 @@
 /**
- * The replay report: a stable JSON interface for tests and tools (see README "Replay and its report").
+ * The replay report: a stable JSON interface for tests and tools (see docs/evaluation.md "Replay and its report").
  */
 import type { SkipReason } from '../mail/classify.ts';
 import type { ReplaySections } from '../store/replay-sections.ts';

@@ -1,6 +1,6 @@
 /**
  * Plain SQL on the same database as Prisma, for the one hot path where Prisma's per-statement cost
- * dominates: ingestion (see README "Performance"). PostgreSQL goes through the pool Prisma's
+ * dominates: ingestion (see docs/performance.md "Performance"). PostgreSQL goes through the pool Prisma's
  * adapter also uses; PGlite through its own query API, whose transactions share PGlite's lock with
  * the Prisma adapter's. Everything else stays on Prisma.
  */

@@ -105,7 +105,7 @@ describe('working memory on a long thread', () => {
     expect(Math.max(...promptTokens)).toBeLessThanOrEqual(promptTokens[9]! * 1.1);
 
     const surviving = EARLY.filter((id) => last.includes(id));
-    // The figure README "Context and token budget" quotes.
+    // The figure docs/memory.md "Context and token budget" quotes.
     console.info(
       `working memory, ${MESSAGES} messages: early identifiers in the last prompt ${surviving.length}/${EARLY.length} (${surviving.join(', ')}); ` +
         `extra summary rewrites ${rewrites.length} (${(rewrites.length / MESSAGES).toFixed(3)} per turn); prompt tokens 10th ${promptTokens[9]}, max ${Math.max(...promptTokens)}, last ${promptTokens.at(-1)}`,

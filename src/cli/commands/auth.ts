@@ -187,7 +187,7 @@ export async function runAuth(provider: AuthProvider, options: AuthOptions): Pro
     }
     say(`Signed in. The settings for MAIL_AUTH=oauth2 are in ${options.out} (mode 0600): add them to the agent's environment.`);
   } else {
-    say("Signed in. Add these settings to the agent's environment (.env), with IMAP_HOST, IMAP_USER and SMTP_* as in the README:");
+    say("Signed in. Add these settings to the agent's environment (.env), with IMAP_HOST, IMAP_USER and SMTP_* as in docs/mailboxes.md:");
     output().out(settings);
   }
 }
