@@ -188,7 +188,7 @@ export function attributionStrength(line: string): AttributionStrength {
   if (line.length < 6 || line.length > MAX_ATTRIBUTION_LINE) return null;
   const { text, colon, dashed } = core(line);
   if (text.length < 4) return null;
-  if (!colon && !dashed) return null;
+  if (!colon && !dashed) return colonlessAttribution(text);
   const e = evidence(text);
   if (!colon) {
     // Inside dashes without a colon only the full form counts: "---- On … Name <a@b> wrote ----".
@@ -205,6 +205,16 @@ export function attributionStrength(line: string): AttributionStrength {
   if (e.addressAtEnd) return e.date && e.time ? 'strong' : 'weak';
   if (e.bracketed && e.date && e.time) return 'weak'; // mutt: "* Name <a@b> [2025-03-04 10:15 +0000]:"
   return null;
+}
+
+// "2013/7/20 sam via Forum <forum@…>": older Gmail (Japanese, Chinese) and forum relays write a
+// numeric date, the sender and the bracketed address without a closing colon.
+const DATE_FIRST = /^\d{2,4}[./-]\d{1,2}[./-]\d{1,4}\b/;
+const BRACKETED_AT_END = /<[^<>\s]{1,200}@[^<>\s]{1,200}>$/;
+
+/** Weak (only with a ">" quote below it): a date first and a bracketed address last, no colon. */
+function colonlessAttribution(text: string): AttributionStrength {
+  return DATE_FIRST.test(text) && BRACKETED_AT_END.test(text) && !/[.!?]\s/.test(text) ? 'weak' : null;
 }
 
 const TIME_GLOBAL = new RegExp(TIME.source, 'gi');

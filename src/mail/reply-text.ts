@@ -7,7 +7,8 @@
 import { ElementType } from 'htmlparser2';
 import { htmlToVisibleText, stripInvisibleChars, type HtmlDocument, type HtmlElement, type HtmlNode } from './html-text.ts';
 import { attributionAt, splitSameLineAttribution } from './attribution.ts';
-import { dashSignatureStart, isListFooterStart, isMobileFooter } from './footers.ts';
+import { dashSignatureStart, isDeviceFooter, isListFooterStart, isMobileFooter } from './footers.ts';
+import { isReplySubject, usenetQuotedLines } from './quote-prefix.ts';
 import { headerBlockAt, isForwardSubject, separatorKind } from './header-block.ts';
 
 /** The two body parts of a message, as mailparser gives them (null when absent). */
@@ -38,7 +39,7 @@ function extract(text: string, html: string): string {
   const reply = extractOwnText(text, html);
   if (reply !== '') return reply;
   const source = text.trim() !== '' ? text : html.trim() !== '' ? htmlToVisibleText(html) : '';
-  return forwardedText(source) ?? '';
+  return forwardedText(source) ?? quotedOnlyText(source) ?? '';
 }
 
 function extractOwnText(text: string, html: string): string {
@@ -344,21 +345,32 @@ function splitSameLineAttributions(lines: string[]): string[] {
 function analyzePlain(raw: string): PlainAnalysis {
   const lines = splitSameLineAttributions(normalizePlain(raw).split('\n'));
   const count = lines.length;
-  const quoted = lines.map(isQuotedLine);
+  const usenet = usenetQuotedLines(lines);
+  const quoted = lines.map((l, i) => isQuotedLine(l) || usenet[i] === 1);
   const dropped = new Uint8Array(count);
   const line = (i: number): string => lines[i] ?? '';
 
   // 1. Find where the quoted history starts ("cut"); drop attribution lines of ">" blocks.
   let cut = count;
+  let sawOwnText = false;
+  let textAfter: Uint8Array | undefined;
   for (let i = 0; i < count; i++) {
     if (quoted[i]) continue;
     const trimmed = line(i).trim();
     if (trimmed === '') continue;
+    const ownTextBefore = sawOwnText;
+    sawOwnText = true;
     if (SIG_DELIMITER.test(line(i)) || separatorKind(trimmed) !== null || isListFooterStart(lines, i)) {
       cut = i;
       break;
     }
     if (headerBlockAt(lines, i)) {
+      cut = i;
+      break;
+    }
+    // "Sent from my iPhone" closes what the sender typed: unquoted text below it is the message
+    // the client put under the reply (mobile clients often without an attribution).
+    if (ownTextBefore && isDeviceFooter(trimmed) && (textAfter ??= unquotedTextAfter(lines, quoted))[i + 1] === 1) {
       cut = i;
       break;
     }
@@ -420,6 +432,21 @@ function analyzePlain(raw: string): PlainAnalysis {
   return { reply: tidy(lines.filter((_, i) => keep[i])), interleaved };
 }
 
+/**
+ * For each line i, 1 when unquoted text (not a footer or a separator line) starts at i or below it
+ * before the end or the next quoted line. One backward pass, so that the footer rule stays linear.
+ */
+function unquotedTextAfter(lines: readonly string[], quoted: readonly boolean[]): Uint8Array {
+  const after = new Uint8Array(lines.length + 1);
+  for (let j = lines.length - 1; j >= 0; j--) {
+    if (quoted[j]) continue; // stays 0: a quote below ends the search
+    const trimmed = (lines[j] ?? '').trim();
+    const filler = trimmed === '' || SEPARATOR_LINE.test(trimmed) || (trimmed.length <= MAX_FOOTER_LINE && isMobileFooter(trimmed));
+    after[j] = filler ? (after[j + 1] ?? 0) : 1;
+  }
+  return after;
+}
+
 function nextNonBlank(lines: readonly string[], from: number): number {
   let i = from;
   while (i < lines.length && (lines[i] ?? '').trim() === '') i++;
@@ -455,6 +482,9 @@ function forwardedText(source: string): string | null {
   const block = headerBlockAt(lines, i);
   if (block) {
     if (block.subject !== null && isForwardSubject(block.subject)) forward = true;
+    // A header block opening the mail, with no separator above it and not a reply's ("Re: …"):
+    // the sender pasted a whole message (headers and body) to show it to us.
+    if (kind === null && i === nextNonBlank(lines, 0) && (block.subject === null || !isReplySubject(block.subject))) forward = true;
     i += block.length;
   } else {
     const attribution = attributionAt(lines, i);
@@ -464,10 +494,34 @@ function forwardedText(source: string): string | null {
   return analyzePlain(lines.slice(i).join('\n')).reply;
 }
 
+/**
+ * A mail that is nothing but ">"-quoted lines, with no attribution or header block of a reply
+ * anywhere: the sender quoted a text to show it to us (there is no reply around it), so the quoted
+ * text, one level unquoted, is the message. Null for anything else.
+ */
+function quotedOnlyText(source: string): string | null {
+  const lines = normalizePlain(source).split('\n');
+  let quotedCount = 0;
+  for (const l of lines) {
+    const trimmed = l.trim();
+    if (trimmed === '') continue;
+    if (!isQuotedLine(l)) return null;
+    quotedCount++;
+  }
+  if (quotedCount === 0) return null;
+  const inner = lines.map((l) => l.replace(/^[ \t]*> ?/, ''));
+  const first = nextNonBlank(inner, 0);
+  if (attributionAt(inner, first) || headerBlockAt(inner, first) || separatorKind((inner[first] ?? '').trim()) !== null) return null;
+  return analyzePlain(inner.join('\n')).reply;
+}
+
+// A tracking mark Gmail extensions (Mailtrack, Streak) leave at the end of the text: "ᐧ" (U+1427).
+const STRAY_MARK = /[\s\u1427]*\u1427[\s\u1427]*$/;
+
 /** Trailing spaces removed, runs of blank lines collapsed to one, outer blank lines trimmed. */
 function tidy(lines: string[]): string {
   return lines
-    .map((l) => l.trimEnd())
+    .map((l) => l.replace(STRAY_MARK, '').trimEnd())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
