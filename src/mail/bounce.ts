@@ -218,8 +218,13 @@ function weakEvidence(email: ParsedEmail, text: OwnText, context: ReportContext)
   const autoSubmitted = (header(email, 'auto-submitted') ?? '').split(/[;(\s]/)[0]?.toLowerCase() ?? '';
   if (autoSubmitted && autoSubmitted !== 'no')
     evidence.push({ category: 'header', flavour: null, signal: `Auto-Submitted: ${autoSubmitted}` });
-  for (const name of ['x-list-administrivia', 'x-mailman-version', 'x-ml-name']) {
-    if (header(email, name) !== undefined) evidence.push({ category: 'header', flavour: null, signal: `${name} present` });
+  if (header(email, 'x-list-administrivia') !== undefined)
+    evidence.push({ category: 'header', flavour: null, signal: 'x-list-administrivia present' });
+  // List servers put these on every post they distribute too: they count only on the list's own notices.
+  if (evidence.some((e) => e.category === 'sender')) {
+    for (const name of ['x-mailman-version', 'x-ml-name', 'x-mlserver']) {
+      if (header(email, name) !== undefined) evidence.push({ category: 'header', flavour: null, signal: `${name} present` });
+    }
   }
   const returnPath = header(email, 'return-path');
   if (returnPath !== undefined && /^<?\s*>?$/.test(returnPath.trim()))

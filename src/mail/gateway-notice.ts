@@ -40,7 +40,7 @@ export function gatewayStructure(email: ParsedEmail, lines: readonly string[]): 
   const fmlHeader = FML_HEADERS.find((name) => header(email, name) !== undefined);
   if (fmlHeader) {
     const local = localPartOf(email.from?.address ?? '');
-    const fmlId = /\.fml\d*@|fml\d{2,}@/i.test(email.messageId ?? '');
+    const fmlId = /\.fml\d*[.@]/i.test(email.messageId ?? '');
     if (/-admin$/.test(local) || fmlId) {
       const held = FML_LIST_HELD.test(email.subject.toLowerCase());
       return {
@@ -75,7 +75,6 @@ export function gatewayEvidence(email: ParsedEmail, lines: readonly string[]): N
   const local = localPartOf(email.from?.address ?? '');
   if (/-admin$/.test(local) && FML_HEADERS.some((h) => header(email, h) !== undefined))
     evidence.push({ category: 'sender', flavour: null, signal: `sender is a list manager (${local})` });
-  if (header(email, 'x-mlserver') !== undefined) evidence.push({ category: 'header', flavour: null, signal: 'x-mlserver present' });
 
   let details = -1;
   let envelopeFields = 0;

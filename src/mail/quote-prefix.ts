@@ -14,14 +14,19 @@ function prefixOf(line: string): string | null {
 /**
  * Marks (1) the lines quoted with a Usenet "Name> " prefix: runs of two or more consecutive
  * lines with the same prefix (blank lines between them allowed), so that a customer's single
- * "Note> see below" is not taken for a quote.
+ * "Note> see below" is not taken for a quote; once a prefix has formed such a run, its single
+ * lines elsewhere (between inline answers) are quotes too.
  */
 export function usenetQuotedLines(lines: readonly string[]): Uint8Array {
   const marks = new Uint8Array(lines.length);
   let runPrefix: string | null = null;
   let runLines: number[] = [];
+  const confirmed = new Set<string>();
   const close = (): void => {
-    if (runLines.length >= 2) for (const j of runLines) marks[j] = 1;
+    if (runLines.length >= 2 && runPrefix !== null) {
+      confirmed.add(runPrefix);
+      for (const j of runLines) marks[j] = 1;
+    }
     runPrefix = null;
     runLines = [];
   };
@@ -40,6 +45,12 @@ export function usenetQuotedLines(lines: readonly string[]): Uint8Array {
     runLines.push(i);
   }
   close();
+  if (confirmed.size > 0) {
+    for (let i = 0; i < lines.length; i++) {
+      const prefix = marks[i] === 1 ? null : prefixOf(lines[i] ?? '');
+      if (prefix !== null && confirmed.has(prefix)) marks[i] = 1;
+    }
+  }
   return marks;
 }
 
