@@ -66,13 +66,29 @@ function kddiTemplate(lines: readonly string[]): boolean {
 
 const MAX_TEMPLATE_LINES = 200;
 
+// US carriers' mail-to-SMS/MMS gateway domains, where people's addresses are phone numbers and the
+// gateway's own notices come from a name (Japanese carriers' domains are people's mailboxes: not here).
+const CARRIER_GATEWAYS: ReadonlySet<string> = new Set([
+  'vtext.com',
+  'vzwpix.com',
+  'txt.att.net',
+  'mms.att.net',
+  'tmomail.net',
+  'messaging.sprintpcs.com',
+]);
+
 /** Evidence from layouts and senders the phrase lists do not cover. */
 export function gatewayEvidence(email: ParsedEmail, lines: readonly string[]): NoticeEvidence[] {
   const evidence: NoticeEvidence[] = [];
   const name = (email.from?.name ?? '').trim().toLowerCase();
   if (/^interscan\b|\binterscan (?:messaging|mss)|^trend ?micro\b/.test(name))
     evidence.push({ category: 'sender', flavour: null, signal: `sender name "${email.from?.name}"` });
-  const local = localPartOf(email.from?.address ?? '');
+  const address = email.from?.address ?? '';
+  const local = localPartOf(address);
+  const domain = address.slice(address.lastIndexOf('@') + 1);
+  // Carriers' mail-to-SMS/MMS gateways: people write from <number>@ there, the gateway from a name.
+  if (CARRIER_GATEWAYS.has(domain) && !/^\+?\d{6,}$/.test(local))
+    evidence.push({ category: 'sender', flavour: null, signal: `sender is the carrier gateway ${local}@${domain}` });
   if (/-admin$/.test(local) && FML_HEADERS.some((h) => header(email, h) !== undefined))
     evidence.push({ category: 'sender', flavour: null, signal: `sender is a list manager (${local})` });
 

@@ -512,7 +512,8 @@ function quotedOnlyText(source: string): string | null {
   const inner = lines.map((l) => l.replace(/^[ \t]*> ?/, ''));
   const first = nextNonBlank(inner, 0);
   if (attributionAt(inner, first) || headerBlockAt(inner, first) || separatorKind((inner[first] ?? '').trim()) !== null) return null;
-  return analyzePlain(inner.join('\n')).reply;
+  // A quote of a quote stays one level quoted: that is what the sender shows us.
+  return analyzePlain(inner.join('\n')).reply || tidy(inner);
 }
 
 // A tracking mark Gmail extensions (Mailtrack, Streak) leave at the end of the text: "ᐧ" (U+1427).
