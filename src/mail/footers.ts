@@ -363,7 +363,8 @@ export function isListFooterStart(lines: readonly string[], i: number): boolean 
     const next = nextNonBlankLine(lines, i + 1);
     const after = next === null ? null : nextNonBlankLine(lines, next.index + 1);
     const url = /^<?https?:\/\//i;
-    if (next !== null && LIST_ADDRESS_OR_URL.test(next.text) && (url.test(next.text) || (after !== null && url.test(after.text)))) return true;
+    if (next !== null && LIST_ADDRESS_OR_URL.test(next.text) && (url.test(next.text) || (after !== null && url.test(after.text))))
+      return true;
   }
   if (!/^(?:_{2,}|(?:-=){3,}-?)$/.test(line)) return false;
   for (let j = i + 1, seen = 0; j < lines.length && seen < 2; j++) {

@@ -10,7 +10,14 @@
  * Pure; reads the capped own-text lines bounce.ts gives it and a few header fields.
  */
 import { localPartOf } from './addresses.ts';
-import { BODY_PHRASES, DAEMON_LOCAL_PARTS, DELIVERY_DISPLAY_NAMES, DELIVERY_ROLE_LOCAL_PARTS, SUBJECT_PATTERNS, type Flavour } from './automated-phrases.ts';
+import {
+  BODY_PHRASES,
+  DAEMON_LOCAL_PARTS,
+  DELIVERY_DISPLAY_NAMES,
+  DELIVERY_ROLE_LOCAL_PARTS,
+  SUBJECT_PATTERNS,
+  type Flavour,
+} from './automated-phrases.ts';
 import { headerBlockAt, isForwardSubject, separatorKind } from './header-block.ts';
 import { isMobileFooter } from './footers.ts';
 import type { ParsedEmail } from './parse-message.ts';
@@ -50,7 +57,8 @@ export function gatewayStructure(email: ParsedEmail, lines: readonly string[]): 
       };
     }
   }
-  if (kddiTemplate(lines)) return { reason: 'bounce', signal: 'carrier error template ("Your mail sent on: … Could not be delivered to:")', failed: true };
+  if (kddiTemplate(lines))
+    return { reason: 'bounce', signal: 'carrier error template ("Your mail sent on: … Could not be delivered to:")', failed: true };
   return null;
 }
 
@@ -59,7 +67,8 @@ function kddiTemplate(lines: readonly string[]): boolean {
   const first = lines.findIndex((l) => l !== '');
   for (let i = Math.max(first, 0); i < Math.min(lines.length, first + 8); i++) {
     if (!/^your mail (?:sent|attempted to be delivered) on:/.test(lines[i] ?? '')) continue;
-    for (let j = i + 1; j <= i + 3 && j < lines.length; j++) if (/^could not be delivered to:\s?<[^<>\s]{1,200}@/.test(lines[j] ?? '')) return true;
+    for (let j = i + 1; j <= i + 3 && j < lines.length; j++)
+      if (/^could not be delivered to:\s?<[^<>\s]{1,200}@/.test(lines[j] ?? '')) return true;
   }
   return false;
 }
@@ -101,7 +110,8 @@ export function gatewayEvidence(email: ParsedEmail, lines: readonly string[]): N
     else if (details >= 0 && i - details <= 10 && /^(?:mail from|rcpt to|sent date):/.test(line)) envelopeFields++;
     if (/^(?:sent <<< (?:rcpt to|mail from|data)\b|received >>> [45]\d\d\b)/.test(line)) transcript++;
   }
-  if (envelopeFields >= 2) evidence.push({ category: 'text', flavour: 'bounce', signal: 'a "Message details:" block with MAIL FROM/RCPT TO (James, Verizon)' });
+  if (envelopeFields >= 2)
+    evidence.push({ category: 'text', flavour: 'bounce', signal: 'a "Message details:" block with MAIL FROM/RCPT TO (James, Verizon)' });
   if (transcript >= 1) evidence.push({ category: 'text', flavour: 'bounce', signal: 'an SMTP transcript ("Sent <<<", "Received >>>")' });
   return evidence;
 }
@@ -123,7 +133,10 @@ export function forwardedBounce(email: ParsedEmail): string | null {
   const inner = stripForwardPrefixes(subject.toLowerCase());
   const innerSubject = SUBJECT_PATTERNS.find((p) => p.pattern.test(inner) && (p.flavour === 'bounce' || p.flavour === 'delay'));
 
-  const lines = (email.textPart ?? email.bodyText).slice(0, 64 * 1024).replace(/\r\n?/g, '\n').split('\n');
+  const lines = (email.textPart ?? email.bodyText)
+    .slice(0, 64 * 1024)
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
   let start = -1;
   for (let i = 0; i < lines.length && i < MAX_FORWARD_SCAN_LINES; i++) {
     const trimmed = (lines[i] ?? '').trim();
@@ -145,7 +158,11 @@ export function forwardedBounce(email: ParsedEmail): string | null {
   const fromDaemon = forwardedSenderIsDaemon(forwarded);
   const wording = BODY_PHRASES.some((p) => p.flavour === 'bounce' && forwarded.includes(p.text));
   if (!innerSubject && !fromDaemon && !wording) return null;
-  const why = innerSubject ? `subject "${subject.slice(0, 80)}"` : fromDaemon ? 'forwarded from a mailer daemon' : 'bounce wording in the forwarded text';
+  const why = innerSubject
+    ? `subject "${subject.slice(0, 80)}"`
+    : fromDaemon
+      ? 'forwarded from a mailer daemon'
+      : 'bounce wording in the forwarded text';
   return `a bounce forwarded with no note of the forwarder's own (${why})`;
 }
 

@@ -178,7 +178,8 @@ const SES_MAIL = /\\?"mail\\?"\s{0,4}:\s{0,4}\{/;
 function sesByShape(body: string): ProviderNotification | null {
   const type = SES_TYPE.exec(body)?.[1];
   if (!type || !SES_MAIL.test(body)) return null;
-  if (type === 'Complaint') return { provider: 'amazon-ses', kind: 'complaint', failed: false, event: 'Complaint', messageIds: [], diagnostic: null };
+  if (type === 'Complaint')
+    return { provider: 'amazon-ses', kind: 'complaint', failed: false, event: 'Complaint', messageIds: [], diagnostic: null };
   const failed = type === 'Bounce' || type === 'Reject';
   return { provider: 'amazon-ses', kind: 'bounce', failed, event: `${type} (unparsed JSON)`, messageIds: [], diagnostic: null };
 }
