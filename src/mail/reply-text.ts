@@ -473,10 +473,11 @@ function forwardedText(source: string): string | null {
   const kind = separatorKind((lines[i] ?? '').trim());
   if (kind === 'forward') forward = true;
   if (kind === 'forward' || kind === 'original') i = nextNonBlank(lines, i + 1);
-  // Apple Mail quotes the whole forwarded message with ">".
+  // Apple Mail quotes the whole forwarded message with ">"; a few words typed below it stay, after it.
   const rest = lines.slice(i);
-  if (rest.length > 0 && rest.every((l) => l.trim() === '' || isQuotedLine(l))) {
-    lines = rest.map((l) => l.replace(/^[ \t]*> ?/, ''));
+  const quotedEnd = leadingQuoteEnd(rest);
+  if (quotedEnd > 0) {
+    lines = rest.map((l, k) => (k < quotedEnd ? l.replace(/^[ \t]*> ?/, '') : l));
     i = nextNonBlank(lines, 0);
   }
   const block = headerBlockAt(lines, i);
@@ -518,6 +519,19 @@ function quotedOnlyText(source: string): string | null {
 
 // A tracking mark Gmail extensions (Mailtrack, Streak) leave at the end of the text: "ᐧ" (U+1427).
 const STRAY_MARK = /[\s\u1427]*\u1427[\s\u1427]*$/;
+
+/** The end of the ">"-quoted block that opens `lines` (blank lines inside it included), or 0. */
+function leadingQuoteEnd(lines: readonly string[]): number {
+  const first = nextNonBlank(lines, 0);
+  if (first >= lines.length || !isQuotedLine(lines[first] ?? '')) return 0;
+  let end = first;
+  for (let k = first; k < lines.length; k++) {
+    const l = lines[k] ?? '';
+    if (isQuotedLine(l)) end = k + 1;
+    else if (l.trim() !== '') break;
+  }
+  return end;
+}
 
 /** Trailing spaces removed, runs of blank lines collapsed to one, outer blank lines trimmed. */
 function tidy(lines: string[]): string {
