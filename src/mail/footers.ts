@@ -341,7 +341,7 @@ const MAILMAN_LIST_LINE =
 
 // Mailman's footer run together on one line, as some renderings of the footer part give it:
 // "__ <list> mailing list <address> <listinfo url>" (underscores first, the words "mailing list").
-const MAILMAN_ONE_LINE = /^_{2,}\s*\S{1,200}\s+(?:mailing ?list|mailingliste|liste de diffusion|lista de correo)\b/i;
+const MAILMAN_ONE_LINE = /^_{2,}[ \t]+\S{1,200}[ \t]+(?:mailing ?list|mailingliste|liste de diffusion|lista de correo)\b/i;
 // Mailman 2's own line, "<list> mailing list", with a one- or two-word list name.
 const BARE_LIST_LINE = /^[^\s@]{1,100}(?: [^\s@]{1,100})?\s(?:mailing ?list|mailingliste|liste de diffusion|lista de correo)$/i;
 // What follows "<list> mailing list" in a Mailman footer: the list address or the listinfo URL.

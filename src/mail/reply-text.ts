@@ -518,7 +518,17 @@ function quotedOnlyText(source: string): string | null {
 }
 
 // A tracking mark Gmail extensions (Mailtrack, Streak) leave at the end of the text: "ᐧ" (U+1427).
-const STRAY_MARK = /[\s\u1427]*\u1427[\s\u1427]*$/;
+// Trimmed by a loop, not a regex: "[\s…]+$" backtracks quadratically on a long run of spaces.
+function withoutTrackingMark(line: string): string {
+  if (!line.includes('\u1427')) return line;
+  let end = line.length;
+  while (end > 0) {
+    const ch = line[end - 1] ?? '';
+    if (ch !== '\u1427' && ch.trim() !== '') break;
+    end--;
+  }
+  return line.slice(0, end);
+}
 
 /** The end of the ">"-quoted block that opens `lines` (blank lines inside it included), or 0. */
 function leadingQuoteEnd(lines: readonly string[]): number {
@@ -536,7 +546,7 @@ function leadingQuoteEnd(lines: readonly string[]): number {
 /** Trailing spaces removed, runs of blank lines collapsed to one, outer blank lines trimmed. */
 function tidy(lines: string[]): string {
   return lines
-    .map((l) => l.replace(STRAY_MARK, '').trimEnd())
+    .map((l) => withoutTrackingMark(l).trimEnd())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();

@@ -141,3 +141,18 @@ describe('SES notifications a relay broke', () => {
     expect(readProviderNotification(`What is this?\n${notification}`)).toBeNull();
   });
 });
+
+describe('tracking marks', () => {
+  it('drops a trailing "ᐧ" and stays linear on a long line of spaces', () => {
+    expect(extractReplyText({ text: 'Thanks. ᐧ', html: null })).toBe('Thanks.');
+    const text = `Keep${' '.repeat(500_000)}x ᐧ`;
+    expect(extractReplyText({ text, html: null }).endsWith('x')).toBe(true);
+  });
+});
+
+describe('list footers stay linear', () => {
+  it('30,000 lines of 300 underscores', () => {
+    const text = `Keep me.\n${`${'_'.repeat(298)}x\n`.repeat(30_000)}`;
+    expect(extractReplyText({ text, html: null }).startsWith('Keep me.')).toBe(true);
+  });
+});
