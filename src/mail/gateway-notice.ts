@@ -31,7 +31,7 @@ export interface NoticeEvidence {
 
 /** A notice recognised by structure alone. */
 export interface NoticeDecision {
-  reason: 'bounce' | 'mailing-list';
+  reason: 'bounce' | 'mailing-list' | 'auto-reply';
   signal: string;
   failed: boolean;
 }
@@ -57,6 +57,11 @@ export function gatewayStructure(email: ParsedEmail, lines: readonly string[]): 
       };
     }
   }
+  // Amazon SNS mails every notification of a topic with its unsubscribe footer; one that is not an
+  // SES delivery report (those are read before this, with their Message-IDs) is still no person.
+  const from = email.from?.address ?? '';
+  if (/@sns\.amazonaws\.com$/.test(from) && lines.some((l) => l.startsWith('if you wish to stop receiving notifications from this topic')))
+    return { reason: 'auto-reply', signal: 'Amazon SNS topic notification', failed: false };
   if (kddiTemplate(lines))
     return { reason: 'bounce', signal: 'carrier error template ("Your mail sent on: … Could not be delivered to:")', failed: true };
   return null;
