@@ -342,37 +342,31 @@ function splitSameLineAttributions(lines: string[]): string[] {
   return out;
 }
 
-function analyzePlain(raw: string): PlainAnalysis {
-  const lines = splitSameLineAttributions(normalizePlain(raw).split('\n'));
+/**
+ * Where the quoted history starts: the first signature, separator, list footer, header block,
+ * device footer with text below it, or attribution that cuts. Attribution lines introducing a
+ * ">" block are marked in `dropped` instead, so that inline answers below them survive.
+ */
+function findCut(lines: readonly string[], quoted: readonly boolean[], dropped: Uint8Array): number {
   const count = lines.length;
-  const usenet = usenetQuotedLines(lines);
-  const quoted = lines.map((l, i) => isQuotedLine(l) || usenet[i] === 1);
-  const dropped = new Uint8Array(count);
-  const line = (i: number): string => lines[i] ?? '';
-
-  // 1. Find where the quoted history starts ("cut"); drop attribution lines of ">" blocks.
-  let cut = count;
   let sawOwnText = false;
   let textAfter: Uint8Array | undefined;
   for (let i = 0; i < count; i++) {
     if (quoted[i]) continue;
-    const trimmed = line(i).trim();
+    const trimmed = (lines[i] ?? '').trim();
     if (trimmed === '') continue;
     const ownTextBefore = sawOwnText;
     sawOwnText = true;
-    if (SIG_DELIMITER.test(line(i)) || separatorKind(trimmed) !== null || isListFooterStart(lines, i)) {
-      cut = i;
-      break;
+    if (SIG_DELIMITER.test(lines[i] ?? '') || separatorKind(trimmed) !== null || isListFooterStart(lines, i)) {
+      return i;
     }
     if (headerBlockAt(lines, i)) {
-      cut = i;
-      break;
+      return i;
     }
     // "Sent from my iPhone" closes what the sender typed: unquoted text below it is the message
     // the client put under the reply (mobile clients often without an attribution).
     if (ownTextBefore && isDeviceFooter(trimmed) && (textAfter ??= unquotedTextAfter(lines, quoted))[i + 1] === 1) {
-      cut = i;
-      break;
+      return i;
     }
     const attribution = attributionAt(lines, i);
     if (!attribution) continue;
@@ -388,11 +382,23 @@ function analyzePlain(raw: string): PlainAnalysis {
     // ("Your colleague wrote:") followed by the customer's own text is the customer's text. A weak
     // one with nothing after it (its quote was an HTML blockquote, already removed) or with a
     // header block or signature after it is a client's.
-    if (attribution.strength === 'strong' || next >= count || SIG_DELIMITER.test(line(next)) || headerBlockAt(lines, next)) {
-      cut = i;
-      break;
+    if (attribution.strength === 'strong' || next >= count || SIG_DELIMITER.test(lines[next] ?? '') || headerBlockAt(lines, next)) {
+      return i;
     }
   }
+  return count;
+}
+
+function analyzePlain(raw: string): PlainAnalysis {
+  const lines = splitSameLineAttributions(normalizePlain(raw).split('\n'));
+  const count = lines.length;
+  const usenet = usenetQuotedLines(lines);
+  const quoted = lines.map((l, i) => isQuotedLine(l) || usenet[i] === 1);
+  const dropped = new Uint8Array(count);
+  const line = (i: number): string => lines[i] ?? '';
+
+  // 1. Find where the quoted history starts ("cut"); drop attribution lines of ">" blocks.
+  const cut = findCut(lines, quoted, dropped);
 
   // 2. Separator lines and blank lines directly above the cut belong to the quote.
   let end = cut;
