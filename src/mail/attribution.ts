@@ -188,7 +188,7 @@ export function attributionStrength(line: string): AttributionStrength {
   if (line.length < 6 || line.length > MAX_ATTRIBUTION_LINE) return null;
   const { text, colon, dashed } = core(line);
   if (text.length < 4) return null;
-  if (!colon && !dashed) return null;
+  if (!colon && !dashed) return colonlessAttribution(text);
   const e = evidence(text);
   if (!colon) {
     // Inside dashes without a colon only the full form counts: "---- On … Name <a@b> wrote ----".
@@ -205,6 +205,16 @@ export function attributionStrength(line: string): AttributionStrength {
   if (e.addressAtEnd) return e.date && e.time ? 'strong' : 'weak';
   if (e.bracketed && e.date && e.time) return 'weak'; // mutt: "* Name <a@b> [2025-03-04 10:15 +0000]:"
   return null;
+}
+
+// "2013/7/20 sam via Forum <forum@…>": older Gmail (Japanese, Chinese) and forum relays write a
+// numeric date, the sender and the bracketed address without a closing colon.
+const DATE_FIRST = /^\d{2,4}[./-]\d{1,2}[./-]\d{1,4}\b/;
+const BRACKETED_AT_END = /<[^<>\s]{1,200}@[^<>\s]{1,200}>$/;
+
+/** Weak (only with a ">" quote below it): a date first and a bracketed address last, no colon. */
+function colonlessAttribution(text: string): AttributionStrength {
+  return DATE_FIRST.test(text) && BRACKETED_AT_END.test(text) && !/[.!?]\s/.test(text) ? 'weak' : null;
 }
 
 const TIME_GLOBAL = new RegExp(TIME.source, 'gi');
@@ -259,20 +269,38 @@ export function attributionAt(lines: readonly string[], i: number): Attribution 
   if (single) return { lines: 1, strength: single };
   const yahoo = inlineBodyAttribution(first);
   if (yahoo) return { lines: 1, strength: 'strong' };
-  // A wrapped attribution's first line never ends a sentence, nor with the colon of a whole one.
-  if (first.length > MAX_WRAPPED_PART || /[.!?。！？:：]$/.test(first) || !looksLikeAttributionStart(first)) return null;
+  // A wrapped attribution's first line never ends a sentence, nor with the colon of a whole one; a
+  // full stop of an abbreviated date ("schrieb am Fr., 28. Apr.", "tir. 18. apr.") is no sentence end.
+  if (first.length > MAX_WRAPPED_PART || endsSentence(first) || !looksLikeAttributionStart(first)) return null;
 
   let joined = first;
   for (let extra = 1; extra <= 2; extra++) {
     const next = (lines[i + extra] ?? '').trim();
-    if (next === '' || next.length > MAX_WRAPPED_PART || next.startsWith('>')) return null;
-    if (/[:：]$/.test(next) && completeOnItsOwn(next)) return null;
+    if (next === '' || next.length > MAX_WRAPPED_PART) return null;
+    // A line starting with ">" is a quote, except the ">:" that closes an address wrapped after it.
+    if (next.startsWith('>') && !(CLOSING_BRACKET_LINE.test(next) && OPEN_BRACKET.test(joined))) return null;
+    // A complete attribution is not glued to the line above, unless that line is only the start of
+    // its date ("tir. 18. apr." wrapped before "2017 kl. 13:09 skrev …:").
+    if (/[:：]$/.test(next) && completeOnItsOwn(next) && !(extra === 1 && first.length <= 24 && DAY_MONTH.test(first))) return null;
     joined = joined.endsWith('<') || next.startsWith('>') ? `${joined}${next}` : `${joined} ${next}`;
     if (!/[:：]$|-{2,}$/.test(next)) continue; // the attribution is not complete yet
     const strength = attributionStrength(joined);
     if (strength) return { lines: extra + 1, strength };
   }
   return null;
+}
+
+// "18. apr.", "28. Apr 2017": a day number and an abbreviated month name (Nordic and German Gmail).
+const DAY_MONTH = /(?:^|\s)\d{1,2}\.\s?\p{L}{3,5}\.?(?:\s|$)/u;
+const CLOSING_BRACKET_LINE = /^>\s?[:：]?$/;
+const OPEN_BRACKET = /<[^<>\s]{1,200}$/;
+const ABBREVIATED_DATE_END = /(?:^|[\s,])(?:\p{L}{1,5}|\d{1,4})\.$/u;
+
+function endsSentence(line: string): boolean {
+  if (/[!?。！？:：]$/.test(line)) return true;
+  return (
+    line.endsWith('.') && !(ABBREVIATED_DATE_END.test(line) && (NUMERIC_DATE.test(line) || YEAR.test(line) || /\d{1,2}\.\s/.test(line)))
+  );
 }
 
 // A line that is a whole attribution by itself ("On Tue, … <a@b> wrote:") rather than the tail of a
@@ -284,7 +312,9 @@ function completeOnItsOwn(line: string): boolean {
 
 function looksLikeAttributionStart(line: string): boolean {
   const lower = line.toLowerCase();
-  return startsWithLead(lower) || line.includes('@') || line.endsWith('<') || TIME.test(line) || NUMERIC_DATE.test(line);
+  return (
+    startsWithLead(lower) || line.includes('@') || line.endsWith('<') || TIME.test(line) || NUMERIC_DATE.test(line) || DAY_MONTH.test(line)
+  );
 }
 
 // Yahoo's plain-text part can run the quoted body on the same line: "On …, Name<a@b> wrote:   Hello".

@@ -80,6 +80,10 @@ export const SUBJECT_PATTERNS: readonly SubjectPattern[] = [
   // Chinese and Russian providers.
   { pattern: new RegExp(`^(?:系统退信|退信通知)$|^退信${C}`, 'u'), flavour: 'bounce' },
   { pattern: /^недоставленное сообщение$/u, flavour: 'bounce' },
+  // Japanese carriers and providers ("mail error notice", "delivery error"), Apache James, InterScan.
+  prefix('メールエラー通知|エラーメール通知|メール配信エラー|配信エラー通知|送信エラー通知|配送エラー', 'bounce', false),
+  { pattern: /^\[bounce\]$/u, flavour: 'bounce' },
+  prefix('mail could not be delivered|message could not be delivered|undelivered message', 'bounce', false),
   // List managers.
   { pattern: /^your message to .{1,160} awaits moderator approval/u, flavour: 'list-held' },
   { pattern: /^ihre nachricht an .{1,160} wartet auf freigabe/u, flavour: 'list-held' },
@@ -91,6 +95,10 @@ export const SUBJECT_PATTERNS: readonly SubjectPattern[] = [
   { pattern: /^bounce \S{1,200}: non-member submission/u, flavour: 'list-reject' },
   { pattern: new RegExp(`^loop alert${C}`, 'u'), flavour: 'list-reject' },
   { pattern: /^message \("/u, flavour: 'list-reject' },
+  // fml's notices.
+  prefix('not member article from|reject mail from|fml system error message|warning: unix from loop', 'list-reject', false),
+  { pattern: new RegExp(`^loop back warning${C}`, 'u'), flavour: 'list-reject' },
+  { pattern: /^you are not member|\bare not members?\b.{0,80}$/u, flavour: 'list-reject' },
   // Feedback loops.
   { pattern: /^(?:complaint about message from|email feedback report|abuse report for|fbl report)/u, flavour: 'complaint' },
   { pattern: /^(?:жалоба на спам|signalement de courrier indésirable|beschwerde über ihre e-mail)/u, flavour: 'complaint' },
@@ -133,6 +141,14 @@ export const BODY_PHRASES: readonly BodyPhrase[] = [
     'could not be delivered to the recipient',
     'could not be delivered to mobile',
     'undeliverable mail',
+    // Carrier and gateway notices (au/KDDI, Verizon, InterScan, Apache James).
+    'could not be delivered to: <',
+    'as their mailbox is full',
+    'as the remote domain doesnt exist',
+    'due to the following smtp relay error',
+    'requested action not taken: no such user here',
+    'no valid recipients for this',
+    'unable to deliver message to <',
     'the following message could not be delivered',
     // German, French, Spanish, Italian, Dutch, Swedish, Polish, Portuguese, Czech, Danish, Finnish, Turkish, Korean, Hungarian.
     'konnte nicht zugestellt werden',
@@ -173,6 +189,13 @@ export const BODY_PHRASES: readonly BodyPhrase[] = [
     '无法将邮件传递',
     '未能投递成功',
     '退信原因',
+    '宛先不明',
+    'メールアドレスが見つかりません',
+    'メールアドレスは存在しません',
+    'メールアドレスが存在しません',
+    'メールを配信できません',
+    'メールを配送できません',
+    '相手先に届きませんでした',
     '無法將郵件傳遞',
   ),
   ...phrases(
@@ -199,6 +222,10 @@ export const BODY_PHRASES: readonly BodyPhrase[] = [
     'nicht mitglied der liste',
     'no es miembro de la lista',
     'seems to have looped back',
+    'duplicated message-id',
+    'has detected a loop condition',
+    'not member article from',
+    'reject mail from',
     'mail seems looped',
     'ループしている可能性',
   ),

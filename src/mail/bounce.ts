@@ -28,6 +28,7 @@ import {
   SUBJECT_PATTERNS,
   type Flavour,
 } from './automated-phrases.ts';
+import { forwardedBounce, gatewayEvidence, gatewayStructure } from './gateway-notice.ts';
 import type { ParsedEmail, ReportPart } from './parse-message.ts';
 import { readProviderNotification } from './provider-notification.ts';
 
@@ -84,6 +85,8 @@ export function recogniseAutomatedReport(email: ParsedEmail, context: ReportCont
   const text = ownText(email);
   const decided = structural(email, text);
   if (decided) return finish(email, decided.reason, [decided.signal], decided.failed, decided.ids ?? [], decided.diagnostic ?? null);
+  const forwarded = forwardedBounce(email);
+  if (forwarded) return finish(email, 'bounce', [forwarded], true, [], null);
 
   const evidence = weakEvidence(email, text, context);
   const categories = new Set(evidence.map((e) => e.category));
@@ -157,6 +160,9 @@ function structural(email: ParsedEmail, text: OwnText): Decision | null {
     };
   }
 
+  const gateway = gatewayStructure(email, text.lines);
+  if (gateway) return { reason: gateway.reason, signal: gateway.signal, failed: gateway.failed };
+
   if (header(email, 'x-failed-recipients') !== undefined)
     return { reason: 'bounce', signal: 'X-Failed-Recipients present', failed: deliveryFailed() };
   if (header(email, 'x-ms-exchange-message-is-ndr') !== undefined)
@@ -207,12 +213,18 @@ function weakEvidence(email: ParsedEmail, text: OwnText, context: ReportContext)
 
   for (const flavour of text.flavours) evidence.push({ category: 'text', flavour, signal: `${flavour} wording in the text` });
   if (text.deliveryFields) evidence.push({ category: 'text', flavour: 'bounce', signal: 'delivery-status fields in the text' });
+  evidence.push(...gatewayEvidence(email, text.lines));
 
   const autoSubmitted = (header(email, 'auto-submitted') ?? '').split(/[;(\s]/)[0]?.toLowerCase() ?? '';
   if (autoSubmitted && autoSubmitted !== 'no')
     evidence.push({ category: 'header', flavour: null, signal: `Auto-Submitted: ${autoSubmitted}` });
-  for (const name of ['x-list-administrivia', 'x-mailman-version', 'x-ml-name']) {
-    if (header(email, name) !== undefined) evidence.push({ category: 'header', flavour: null, signal: `${name} present` });
+  if (header(email, 'x-list-administrivia') !== undefined)
+    evidence.push({ category: 'header', flavour: null, signal: 'x-list-administrivia present' });
+  // List servers put these on every post they distribute too: they count only on the list's own notices.
+  if (evidence.some((e) => e.category === 'sender')) {
+    for (const name of ['x-mailman-version', 'x-ml-name', 'x-mlserver']) {
+      if (header(email, name) !== undefined) evidence.push({ category: 'header', flavour: null, signal: `${name} present` });
+    }
   }
   const returnPath = header(email, 'return-path');
   if (returnPath !== undefined && /^<?\s*>?$/.test(returnPath.trim()))
@@ -250,6 +262,8 @@ interface OwnText {
   arfFields: boolean;
   /** Final-Recipient/Action/Status lines, as a DSN's machine part written inline. */
   deliveryFields: boolean;
+  /** The own lines, trimmed and lower-cased. */
+  lines: string[];
 }
 
 /**
@@ -280,7 +294,7 @@ function ownText(email: ParsedEmail): OwnText {
       arfFields = fields >= 2;
     }
   }
-  return { flavours, arfFields, deliveryFields: deliveryFields >= 3 };
+  return { flavours, arfFields, deliveryFields: deliveryFields >= 3, lines };
 }
 
 function delayOrSuccessWording(email: ParsedEmail, text: OwnText): boolean {

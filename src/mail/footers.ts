@@ -294,6 +294,16 @@ export function isMobileFooter(line: string): boolean {
   const trimmed = line.trim();
   if (trimmed === '' || trimmed.length > MAX_FOOTER_LINE) return false;
   if (EXCUSES.some((re) => re.test(trimmed))) return true;
+  return isDeviceFooter(trimmed);
+}
+
+/**
+ * True for the footer line an app or device writes below what was typed ("Sent from my iPhone",
+ * "Get Outlook for Android", "iPhoneから送信"), not the "please excuse brevity" lines people write.
+ */
+export function isDeviceFooter(line: string): boolean {
+  const trimmed = line.trim();
+  if (trimmed === '' || trimmed.length > MAX_FOOTER_LINE) return false;
   const text = normaliseFooter(trimmed);
   if (text.length < 4) return false;
   for (const start of SENT_STARTS) {
@@ -324,19 +334,39 @@ const LIST_NOTICES = [
   /^u ontvangt dit bericht omdat u (?:bent )?geabonneerd/i,
   /^groups\.io links:/i,
 ];
-// "<list> mailing list" (Mailman 2) or "<list> mailing list -- <list>@<host>" (Mailman 3).
-const MAILMAN_LIST_LINE = /(?:mailing ?list|mailingliste|liste de diffusion|lista de correo|lista di distribuzione)(?: -- \S{1,200})?$/i;
+// "<list> mailing list" (Mailman 2), "<list> mailing list -- <list>@<host>" (Mailman 3), or either
+// with the address and listinfo URL run onto the same line.
+const MAILMAN_LIST_LINE =
+  /(?:mailing ?list|mailingliste|liste de diffusion|lista de correo|lista di distribuzione)(?:\s{1,4}(?:--\s{1,4})?\S{1,300}){0,2}$/i;
+
+// Mailman's footer run together on one line, as some renderings of the footer part give it:
+// "__ <list> mailing list <address> <listinfo url>" (underscores first, the words "mailing list").
+const MAILMAN_ONE_LINE = /^_{2,}[ \t]+\S{1,200}[ \t]+(?:mailing ?list|mailingliste|liste de diffusion|lista de correo)\b/i;
+// Mailman 2's own line, "<list> mailing list", with a one- or two-word list name.
+const BARE_LIST_LINE = /^[^\s@]{1,100}(?: [^\s@]{1,100})?\s(?:mailing ?list|mailingliste|liste de diffusion|lista de correo)$/i;
+// What follows "<list> mailing list" in a Mailman footer: the list address or the listinfo URL.
+const LIST_ADDRESS_OR_URL = /^(?:<?[^\s@<>]{1,100}@[^\s@<>]{1,200}>?|<?https?:\/\/\S{1,300})$/i;
 
 /**
- * True when a mailing-list footer starts at line `i`: a Mailman underscore line followed by
- * "<list> mailing list", a "-=-=-=" line followed by "Groups.io Links:", or a list manager's
- * "You received this message because …" notice.
+ * True when a mailing-list footer starts at line `i`: a Mailman underscore line (two or more
+ * underscores) followed by "<list> mailing list", the same footer on one line, a bare
+ * "<list> mailing list" line followed by the list's address or listinfo URL, a "-=-=-=" line
+ * followed by "Groups.io Links:", or a list manager's "You received this message because …" notice.
  */
 export function isListFooterStart(lines: readonly string[], i: number): boolean {
   const line = (lines[i] ?? '').trim();
   if (line.length > 300) return false;
   if (LIST_NOTICES.some((re) => re.test(line))) return true;
-  if (!/^(?:_{5,}|(?:-=){3,}-?)$/.test(line)) return false;
+  if (MAILMAN_ONE_LINE.test(line)) return true;
+  if (line.length <= 200 && BARE_LIST_LINE.test(line)) {
+    // Without the underscores, the whole footer must be there: the address, then the listinfo URL.
+    const next = nextNonBlankLine(lines, i + 1);
+    const after = next === null ? null : nextNonBlankLine(lines, next.index + 1);
+    const url = /^<?https?:\/\//i;
+    if (next !== null && LIST_ADDRESS_OR_URL.test(next.text) && (url.test(next.text) || (after !== null && url.test(after.text))))
+      return true;
+  }
+  if (!/^(?:_{2,}|(?:-=){3,}-?)$/.test(line)) return false;
   for (let j = i + 1, seen = 0; j < lines.length && seen < 2; j++) {
     const next = (lines[j] ?? '').trim();
     if (next === '') continue;
@@ -344,6 +374,14 @@ export function isListFooterStart(lines: readonly string[], i: number): boolean 
     if (next.length <= 200 && (MAILMAN_LIST_LINE.test(next) || /^groups\.io links:/i.test(next))) return true;
   }
   return false;
+}
+
+function nextNonBlankLine(lines: readonly string[], from: number): { text: string; index: number } | null {
+  for (let j = from; j < lines.length && j < from + 3; j++) {
+    const next = (lines[j] ?? '').trim();
+    if (next !== '') return next.length <= 300 ? { text: next, index: j } : null;
+  }
+  return null;
 }
 
 // "-Raj", "— Eleanor Whitfield", "~ J.": a dash (or tilde) and one to four capitalised words.

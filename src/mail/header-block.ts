@@ -283,9 +283,10 @@ export interface HeaderBlock {
  * "From: Berlin / To: Paris / Date: 4 May" itinerary out.
  */
 export function headerBlockAt(lines: readonly string[], start: number): HeaderBlock | null {
-  const first = headerField(lines[start] ?? '');
+  const webmail = webmailOpening(lines[start] ?? '');
+  const first = webmail ?? headerField(lines[start] ?? '');
   if (!first) return null;
-  const kinds = new Set<HeaderFieldKind>([first.kind]);
+  const kinds = new Set<HeaderFieldKind>(webmail ? webmail.kinds : [first.kind]);
   let subject: string | null = first.kind === 'subject' ? first.value : null;
   let hasAddress = first.value.includes('@');
   let last = start;
@@ -310,6 +311,23 @@ export function headerBlockAt(lines: readonly string[], start: number): HeaderBl
   }
   if (!kinds.has('from') || kinds.size < 3 || (subject === null && !hasAddress)) return null;
   return { length: last - start + 1, subject };
+}
+
+// French webmails (Orange, SFR, La Poste) open the quoted message with "Message du <date>", in some
+// versions framed by "====" and followed by "De : …" on the same line:
+// "==== Message du : 04/03/2025 10:15 De : "Jean" <jean@…>".
+const WEBMAIL_OPENING = /^[=\-*_\s]{0,20}message du\s?:?\s?(\d{1,4}[./-]\d{1,2}[./-]\d{2,4}.{0,300})$/i;
+const INLINE_FROM = /\s(?:de|from)\s?:\s?(\S.{0,300})$/i;
+
+function webmailOpening(line: string): { kind: HeaderFieldKind; value: string; kinds: HeaderFieldKind[] } | null {
+  const trimmed = line.trim();
+  if (trimmed.length > MAX_FIELD_LINE) return null;
+  const match = WEBMAIL_OPENING.exec(trimmed);
+  if (!match) return null;
+  const rest = match[1] ?? '';
+  const from = INLINE_FROM.exec(rest);
+  if (from) return { kind: 'from', value: from[1] ?? '', kinds: ['date', 'from'] };
+  return { kind: 'date', value: rest, kinds: ['date'] };
 }
 
 // Subject prefixes that mark a forward, as the clients write them.

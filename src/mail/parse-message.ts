@@ -147,6 +147,8 @@ const RAW_HEADERS_KEPT = new Set([
   'x-list-administrivia',
   'x-mailman-version',
   'x-ml-name',
+  'x-mlserver',
+  'x-ml-server',
   'x-loop',
   'content-language',
   'x-ms-exchange-message-is-ndr',

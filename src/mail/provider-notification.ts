@@ -130,25 +130,58 @@ const sparkpostEvent = z
 
 /** Reads a whole-body JSON notification; null when the text is not one. */
 export function readProviderNotification(text: string | null): ProviderNotification | null {
-  const json = parseWholeJson(text);
-  if (json === undefined) return null;
-  return fromSns(json) ?? fromSes(json) ?? fromMailgun(json) ?? fromPostmark(json) ?? fromEvents(json);
+  const body = jsonBody(text);
+  if (body === null) return null;
+  const json = parseJson(body) ?? parseJson(unwrapLines(body));
+  if (json === undefined) return sesByShape(body);
+  return fromSns(json) ?? fromSes(json) ?? fromMailgun(json) ?? fromPostmark(json) ?? fromEvents(json) ?? sesByShape(body);
 }
 
-function parseWholeJson(text: string | null): unknown {
-  if (!text || text.length > MAX_JSON_CHARS + 4096) return undefined;
-  let body = text;
+/** The body without SNS's unsubscribe footer, when it is a JSON object or array and nothing else. */
+function jsonBody(text: string | null): string | null {
+  if (!text || text.length > MAX_JSON_CHARS + 4096) return null;
+  let body = text.replace(/\r\n?/g, '\n');
   const footer = SNS_FOOTER.exec(body);
   if (footer) body = body.slice(0, footer.index);
   body = body.trim();
   // Mandrill posts its events as a form field; relays forward the field as it came.
   if (body.startsWith('mandrill_events=')) body = body.slice('mandrill_events='.length);
-  if (!(body.startsWith('{') || body.startsWith('[')) || body.length > MAX_JSON_CHARS) return undefined;
+  if (!(body.startsWith('{') || body.startsWith('[')) || !(body.endsWith('}') || body.endsWith(']'))) return null;
+  return body.length > MAX_JSON_CHARS ? null : body;
+}
+
+function parseJson(body: string): unknown {
   try {
     return JSON.parse(body) as unknown;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * JSON whose long lines an MTA broke on the way: sendmail splits lines over 990 octets with
+ * "!\n " (RFC 5321's line limit), others break at a fixed width. Removing the breaks restores it.
+ */
+function unwrapLines(body: string): string {
+  return body.replace(/!\n /g, '').replace(/\n/g, '');
+}
+
+// The SES notification's own fields, as raw text (escaped inside an SNS envelope's "Message").
+const SES_TYPE = /\\?"(?:notificationType|eventType)\\?"\s{0,4}:\s{0,4}\\?"(Bounce|Complaint|Reject|Delivery|DeliveryDelay)\\?"/;
+const SES_MAIL = /\\?"mail\\?"\s{0,4}:\s{0,4}\{/;
+
+/**
+ * An SES notification that does not parse (cut short, mangled by a relay) still has its shape: a
+ * JSON body with SES's "notificationType" and "mail" fields. Recognised by that shape alone, with
+ * no Message-IDs or diagnostic.
+ */
+function sesByShape(body: string): ProviderNotification | null {
+  const type = SES_TYPE.exec(body)?.[1];
+  if (!type || !SES_MAIL.test(body)) return null;
+  if (type === 'Complaint')
+    return { provider: 'amazon-ses', kind: 'complaint', failed: false, event: 'Complaint', messageIds: [], diagnostic: null };
+  const failed = type === 'Bounce' || type === 'Reject';
+  return { provider: 'amazon-ses', kind: 'bounce', failed, event: `${type} (unparsed JSON)`, messageIds: [], diagnostic: null };
 }
 
 function fromSns(json: unknown): ProviderNotification | null {

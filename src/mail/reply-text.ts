@@ -7,7 +7,8 @@
 import { ElementType } from 'htmlparser2';
 import { htmlToVisibleText, stripInvisibleChars, type HtmlDocument, type HtmlElement, type HtmlNode } from './html-text.ts';
 import { attributionAt, splitSameLineAttribution } from './attribution.ts';
-import { dashSignatureStart, isListFooterStart, isMobileFooter } from './footers.ts';
+import { dashSignatureStart, isDeviceFooter, isListFooterStart, isMobileFooter } from './footers.ts';
+import { isReplySubject, usenetQuotedLines } from './quote-prefix.ts';
 import { headerBlockAt, isForwardSubject, separatorKind } from './header-block.ts';
 
 /** The two body parts of a message, as mailparser gives them (null when absent). */
@@ -38,7 +39,7 @@ function extract(text: string, html: string): string {
   const reply = extractOwnText(text, html);
   if (reply !== '') return reply;
   const source = text.trim() !== '' ? text : html.trim() !== '' ? htmlToVisibleText(html) : '';
-  return forwardedText(source) ?? '';
+  return forwardedText(source) ?? quotedOnlyText(source) ?? '';
 }
 
 function extractOwnText(text: string, html: string): string {
@@ -341,26 +342,31 @@ function splitSameLineAttributions(lines: string[]): string[] {
   return out;
 }
 
-function analyzePlain(raw: string): PlainAnalysis {
-  const lines = splitSameLineAttributions(normalizePlain(raw).split('\n'));
+/**
+ * Where the quoted history starts: the first signature, separator, list footer, header block,
+ * device footer with text below it, or attribution that cuts. Attribution lines introducing a
+ * ">" block are marked in `dropped` instead, so that inline answers below them survive.
+ */
+function findCut(lines: readonly string[], quoted: readonly boolean[], dropped: Uint8Array): number {
   const count = lines.length;
-  const quoted = lines.map(isQuotedLine);
-  const dropped = new Uint8Array(count);
-  const line = (i: number): string => lines[i] ?? '';
-
-  // 1. Find where the quoted history starts ("cut"); drop attribution lines of ">" blocks.
-  let cut = count;
+  let sawOwnText = false;
+  let textAfter: Uint8Array | undefined;
   for (let i = 0; i < count; i++) {
     if (quoted[i]) continue;
-    const trimmed = line(i).trim();
+    const trimmed = (lines[i] ?? '').trim();
     if (trimmed === '') continue;
-    if (SIG_DELIMITER.test(line(i)) || separatorKind(trimmed) !== null || isListFooterStart(lines, i)) {
-      cut = i;
-      break;
+    const ownTextBefore = sawOwnText;
+    sawOwnText = true;
+    if (SIG_DELIMITER.test(lines[i] ?? '') || separatorKind(trimmed) !== null || isListFooterStart(lines, i)) {
+      return i;
     }
     if (headerBlockAt(lines, i)) {
-      cut = i;
-      break;
+      return i;
+    }
+    // "Sent from my iPhone" closes what the sender typed: unquoted text below it is the message
+    // the client put under the reply (mobile clients often without an attribution).
+    if (ownTextBefore && isDeviceFooter(trimmed) && (textAfter ??= unquotedTextAfter(lines, quoted))[i + 1] === 1) {
+      return i;
     }
     const attribution = attributionAt(lines, i);
     if (!attribution) continue;
@@ -376,11 +382,23 @@ function analyzePlain(raw: string): PlainAnalysis {
     // ("Your colleague wrote:") followed by the customer's own text is the customer's text. A weak
     // one with nothing after it (its quote was an HTML blockquote, already removed) or with a
     // header block or signature after it is a client's.
-    if (attribution.strength === 'strong' || next >= count || SIG_DELIMITER.test(line(next)) || headerBlockAt(lines, next)) {
-      cut = i;
-      break;
+    if (attribution.strength === 'strong' || next >= count || SIG_DELIMITER.test(lines[next] ?? '') || headerBlockAt(lines, next)) {
+      return i;
     }
   }
+  return count;
+}
+
+function analyzePlain(raw: string): PlainAnalysis {
+  const lines = splitSameLineAttributions(normalizePlain(raw).split('\n'));
+  const count = lines.length;
+  const usenet = usenetQuotedLines(lines);
+  const quoted = lines.map((l, i) => isQuotedLine(l) || usenet[i] === 1);
+  const dropped = new Uint8Array(count);
+  const line = (i: number): string => lines[i] ?? '';
+
+  // 1. Find where the quoted history starts ("cut"); drop attribution lines of ">" blocks.
+  const cut = findCut(lines, quoted, dropped);
 
   // 2. Separator lines and blank lines directly above the cut belong to the quote.
   let end = cut;
@@ -420,6 +438,21 @@ function analyzePlain(raw: string): PlainAnalysis {
   return { reply: tidy(lines.filter((_, i) => keep[i])), interleaved };
 }
 
+/**
+ * For each line i, 1 when unquoted text (not a footer or a separator line) starts at i or below it
+ * before the end or the next quoted line. One backward pass, so that the footer rule stays linear.
+ */
+function unquotedTextAfter(lines: readonly string[], quoted: readonly boolean[]): Uint8Array {
+  const after = new Uint8Array(lines.length + 1);
+  for (let j = lines.length - 1; j >= 0; j--) {
+    if (quoted[j]) continue; // stays 0: a quote below ends the search
+    const trimmed = (lines[j] ?? '').trim();
+    const filler = trimmed === '' || SEPARATOR_LINE.test(trimmed) || (trimmed.length <= MAX_FOOTER_LINE && isMobileFooter(trimmed));
+    after[j] = filler ? (after[j + 1] ?? 0) : 1;
+  }
+  return after;
+}
+
 function nextNonBlank(lines: readonly string[], from: number): number {
   let i = from;
   while (i < lines.length && (lines[i] ?? '').trim() === '') i++;
@@ -446,15 +479,19 @@ function forwardedText(source: string): string | null {
   const kind = separatorKind((lines[i] ?? '').trim());
   if (kind === 'forward') forward = true;
   if (kind === 'forward' || kind === 'original') i = nextNonBlank(lines, i + 1);
-  // Apple Mail quotes the whole forwarded message with ">".
+  // Apple Mail quotes the whole forwarded message with ">"; a few words typed below it stay, after it.
   const rest = lines.slice(i);
-  if (rest.length > 0 && rest.every((l) => l.trim() === '' || isQuotedLine(l))) {
-    lines = rest.map((l) => l.replace(/^[ \t]*> ?/, ''));
+  const quotedEnd = leadingQuoteEnd(rest);
+  if (quotedEnd > 0) {
+    lines = rest.map((l, k) => (k < quotedEnd ? l.replace(/^[ \t]*> ?/, '') : l));
     i = nextNonBlank(lines, 0);
   }
   const block = headerBlockAt(lines, i);
   if (block) {
     if (block.subject !== null && isForwardSubject(block.subject)) forward = true;
+    // A header block opening the mail, with no separator above it and not a reply's ("Re: …"):
+    // the sender pasted a whole message (headers and body) to show it to us.
+    if (kind === null && i === nextNonBlank(lines, 0) && (block.subject === null || !isReplySubject(block.subject))) forward = true;
     i += block.length;
   } else {
     const attribution = attributionAt(lines, i);
@@ -464,10 +501,58 @@ function forwardedText(source: string): string | null {
   return analyzePlain(lines.slice(i).join('\n')).reply;
 }
 
+/**
+ * A mail that is nothing but ">"-quoted lines, with no attribution or header block of a reply
+ * anywhere: the sender quoted a text to show it to us (there is no reply around it), so the quoted
+ * text, one level unquoted, is the message. Null for anything else.
+ */
+function quotedOnlyText(source: string): string | null {
+  const lines = normalizePlain(source).split('\n');
+  let quotedCount = 0;
+  for (const l of lines) {
+    const trimmed = l.trim();
+    if (trimmed === '') continue;
+    if (!isQuotedLine(l)) return null;
+    quotedCount++;
+  }
+  if (quotedCount === 0) return null;
+  const inner = lines.map((l) => l.replace(/^[ \t]*> ?/, ''));
+  const first = nextNonBlank(inner, 0);
+  if (attributionAt(inner, first) || headerBlockAt(inner, first) || separatorKind((inner[first] ?? '').trim()) !== null) return null;
+  // A quote of a quote stays one level quoted: that is what the sender shows us.
+  return analyzePlain(inner.join('\n')).reply || tidy(inner);
+}
+
+// A tracking mark Gmail extensions (Mailtrack, Streak) leave at the end of the text: "ᐧ" (U+1427).
+// Trimmed by a loop, not a regex: "[\s…]+$" backtracks quadratically on a long run of spaces.
+function withoutTrackingMark(line: string): string {
+  if (!line.includes('\u1427')) return line;
+  let end = line.length;
+  while (end > 0) {
+    const ch = line[end - 1] ?? '';
+    if (ch !== '\u1427' && ch.trim() !== '') break;
+    end--;
+  }
+  return line.slice(0, end);
+}
+
+/** The end of the ">"-quoted block that opens `lines` (blank lines inside it included), or 0. */
+function leadingQuoteEnd(lines: readonly string[]): number {
+  const first = nextNonBlank(lines, 0);
+  if (first >= lines.length || !isQuotedLine(lines[first] ?? '')) return 0;
+  let end = first;
+  for (let k = first; k < lines.length; k++) {
+    const l = lines[k] ?? '';
+    if (isQuotedLine(l)) end = k + 1;
+    else if (l.trim() !== '') break;
+  }
+  return end;
+}
+
 /** Trailing spaces removed, runs of blank lines collapsed to one, outer blank lines trimmed. */
 function tidy(lines: string[]): string {
   return lines
-    .map((l) => l.trimEnd())
+    .map((l) => withoutTrackingMark(l).trimEnd())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();

@@ -18,7 +18,7 @@ import path from 'node:path';
 export interface NewTextCase {
   id: string;
   language: string;
-  /** "1" for <language>.txt, "2" for <language>.b2.txt (written after the code, as a holdout). */
+  /** "1" for <language>.txt, "N" for <language>.bN.txt (b2 and b4 were written after the code, as hold-outs). */
   batch: string;
   client: string;
   pattern: string;
@@ -92,7 +92,7 @@ export function loadNewTextCorpus(dir: string): NewTextCase[] {
     .sort();
   const cases = files.flatMap((name) => {
     const [language = name, second] = name.replace(/\.txt$/, '').split('.');
-    return parseFile(path.join(dir, name), language, second === 'b2' ? '2' : '1');
+    return parseFile(path.join(dir, name), language, /^b\d+$/.test(second ?? '') ? (second ?? '').slice(1) : '1');
   });
   const seen = new Set<string>();
   for (const c of cases) {

@@ -603,8 +603,14 @@ describe('extractReplyText: inline replies', () => {
       expected: 'Yes.',
     },
     {
-      name: 'a message that is only quotes is empty',
+      // Issue 30: with no attribution or header block around it, a quote is what the sender shows us.
+      name: 'a message that is only quotes, with no attribution, is the quoted text',
       text: lines('> quoted', '> more quoted', ''),
+      expected: 'quoted\nmore quoted',
+    },
+    {
+      name: 'a message that is only an attribution and its quote is empty',
+      text: lines('On Tue, Mar 4, 2025 at 10:15 AM Acme <help@acme.example> wrote:', '> quoted', '> more quoted', ''),
       expected: '',
     },
   ]);
