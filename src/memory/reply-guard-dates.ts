@@ -8,7 +8,6 @@ import { positionsOf } from './term-match.ts';
 
 const CJK_ANY = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
-
 export interface DateMention {
   text: string;
   kind: string;
