@@ -5,12 +5,17 @@
  * languages) and its false-positive rate on replies that share their words but promise nothing.
  * Prints the figures, then every miss and every false alarm. No services, no timing.
  */
-import { measureGuard } from '../test/support/promise-phrasings.ts';
+import { HELD_OUT_HARMLESS, HELD_OUT_PROMISES, measureGuard } from '../test/support/promise-phrasings.ts';
 
-const figures = measureGuard();
-console.log(`reply guard recall: ${figures.held}/${figures.promises} promises held (${(figures.recall * 100).toFixed(1)}%)`);
-console.log(
-  `reply guard false positives: ${figures.falsePositives}/${figures.harmless} harmless replies held (${(figures.falsePositiveRate * 100).toFixed(1)}%)`,
-);
-for (const miss of figures.missed) console.log(`  missed: ${miss}`);
-for (const alarm of figures.flagged) console.log(`  false alarm: ${alarm}`);
+for (const [name, figures] of [
+  ['table', measureGuard()],
+  ['held-out', measureGuard(HELD_OUT_PROMISES, HELD_OUT_HARMLESS)],
+] as const) {
+  const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
+  console.log(`${name}: recall ${figures.held}/${figures.promises} promises held (${percent(figures.recall)})`);
+  console.log(
+    `${name}: false positives ${figures.falsePositives}/${figures.harmless} harmless replies held (${percent(figures.falsePositiveRate)})`,
+  );
+  for (const miss of figures.missed) console.log(`  missed: ${miss}`);
+  for (const alarm of figures.flagged) console.log(`  false alarm: ${alarm}`);
+}

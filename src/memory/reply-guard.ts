@@ -30,6 +30,12 @@ import { positionsOf } from './term-match.ts';
 import { findDates } from './reply-guard-dates.ts';
 import {
   ACCOUNT,
+  CJK_CONDITIONALS,
+  CONDITIONALS,
+  DEADLINE,
+  DELIVERY,
+  PERSONAL,
+  POLICY_MARKERS,
   CJK_LEGAL,
   CJK_NEGATIONS,
   CJK_SOFTENERS,
@@ -51,6 +57,8 @@ export type ReplyRule =
   | 'promise-money'
   | 'promise-plan-change'
   | 'promise-account-change'
+  | 'promise-delivery'
+  | 'promise-deadline'
   | 'legal-statement'
   | 'amount-not-in-context'
   | 'date-not-in-context'
@@ -109,8 +117,10 @@ export function reviewReply(input: ReplyReviewInput): ReplyReview {
       // The customer's own question quoted back ("We are tracking: - will the unused part be
       // credited?") promises nothing; a statement copied from their mail still counts.
       const quotedQuestion = /[?？]$/.test(sentence) && contextFolded.includes(` ${foldText(sentence)} `);
-      for (const [rule, vocabulary] of quotedQuestion ? [] : PROMISES) {
-        const reason = promiseIn(folded, vocabulary);
+      const promises = quotedQuestion || !assertive(folded) ? [] : PROMISES;
+      const dated = promises.length > 0 && findDates(sentence, input.now).length > 0;
+      for (const [rule, vocabulary] of promises) {
+        const reason = vocabulary.needsDate && !dated ? null : promiseIn(folded, vocabulary);
         if (reason) add({ rule, excerpt: excerptOf(sentence), reason });
       }
       const legal = legalIn(folded);
@@ -142,7 +152,23 @@ const PROMISES: Array<[ReplyRule, PromiseVocabulary]> = [
   ['promise-money', MONEY],
   ['promise-plan-change', PLAN],
   ['promise-account-change', ACCOUNT],
+  ['promise-delivery', DELIVERY],
+  ['promise-deadline', DEADLINE],
 ];
+
+/**
+ * Whether a sentence can promise at all: one that opens with a condition ("If you'd like a
+ * refund, reply…") or states a general rule without addressing the customer ("Our refund policy
+ * allows 30 days", "Refunds usually reach the card in a week") promises nothing.
+ */
+function assertive(folded: string): boolean {
+  const tokens = folded.split(' ');
+  if (CONDITIONALS.some((c) => positionsOf(tokens, c)[0] === 0)) return false;
+  const compact = folded.replace(/ /g, '');
+  if (CJK_ANY.test(compact) && CJK_CONDITIONALS.some((c) => compact.startsWith(c))) return false;
+  const general = POLICY_MARKERS.some((m) => positionsOf(tokens, m).length > 0);
+  return !general || tokens.some((t) => PERSONAL.has(t));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Preparing text
@@ -184,7 +210,8 @@ const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 /** Why the folded sentence promises what the vocabulary is about, or null. */
 function promiseIn(folded: string, vocabulary: PromiseVocabulary): string | null {
   const tokens = folded.split(' ');
-  const topic = vocabulary.topics.find((t) => positionsOf(tokens, t).length > 0);
+  // A deadline's topic is the date the sentence names.
+  const topic = vocabulary.topics.length === 0 ? 'a date' : vocabulary.topics.find((t) => positionsOf(tokens, t).length > 0);
   if (topic) {
     const softenerAt = Math.min(...SOFTENERS.flatMap((s) => positionsOf(tokens, s)), Infinity);
     for (const cue of vocabulary.cues) {

@@ -182,6 +182,62 @@ export const HARMLESS: ReadonlyArray<[string, string]> = [
   ['en', 'Delivery times depend on the courier.'],
 ];
 
+/**
+ * Written after the vocabulary was extended and never used to tune it: how the guard does on
+ * phrasings it was not fitted to. Its figures are printed apart from the table above.
+ */
+export const HELD_OUT_PROMISES: ReadonlyArray<[PromiseFamily, string, string]> = [
+  ['refund', 'en', 'The overcharge is on its way back to your bank.'],
+  ['refund', 'en', "You've been reimbursed in full."],
+  ['refund', 'en', "I'm issuing the refund as we speak."],
+  ['refund', 'de', 'Die Rückzahlung ist veranlasst.'],
+  ['refund', 'fr', 'Le trop-perçu vous a été restitué.'],
+  ['refund', 'es', 'Le reintegramos el importe cobrado de más.'],
+  ['credit', 'en', 'Your next two invoices are on the house.'],
+  ['credit', 'en', "We've given you a $20 credit toward next month."],
+  ['credit', 'nl', 'Wij hebben het bedrag bijgeschreven op uw rekening.'],
+  ['void-or-waive', 'en', 'No late fee will be charged this time.'],
+  ['void-or-waive', 'en', "I've struck the penalty from your statement."],
+  ['void-or-waive', 'de', 'Die Gebühr entfällt für Sie.'],
+  ['void-or-waive', 'fr', 'Nous renonçons aux frais de retard.'],
+  ['void-or-waive', 'it', 'Le abbiamo tolto la penale.'],
+  ['plan-change', 'en', 'Your seats went from 5 to 10 at no extra cost.'],
+  ['plan-change', 'en', "I've upgraded you for free."],
+  ['plan-change', 'es', 'Ya tiene el plan Premium activo.'],
+  ['plan-change', 'de', 'Ihr Abo läuft jetzt ein Jahr länger.'],
+  ['unlock', 'en', 'You can log in again now; I cleared the lockout.'],
+  ['unlock', 'en', 'The block on your login is gone.'],
+  ['unlock', 'pt', 'A sua conta já está desbloqueada.'],
+  ['lifted-hold', 'en', 'Your funds are no longer on hold.'],
+  ['lifted-hold', 'en', "We've taken the freeze off your account."],
+  ['lifted-hold', 'it', 'Il blocco sul suo conto è stato rimosso.'],
+  ['balance', 'en', 'Your account is back to zero.'],
+  ['balance', 'en', "We've settled your outstanding amount ourselves."],
+  ['balance', 'fr', 'Votre solde a été remis à zéro.'],
+  ['deadline', 'en', 'This will be sorted out by the end of the week.'],
+  ['deadline', 'en', 'You have my word it will be done before Monday.'],
+  ['delivery', 'en', 'The courier will drop off your new router on Monday.'],
+  ['delivery', 'it', 'Il suo pacco arriverà lunedì.'],
+];
+export const HELD_OUT_HARMLESS: ReadonlyArray<[string, string]> = [
+  ['en', 'Late fees are explained in section 4 of our terms.'],
+  ['en', 'A colleague from billing will decide about the fee.'],
+  ['en', 'We do not offer refunds on annual plans after 30 days.'],
+  ['en', 'Could you confirm the invoice number of the charge?'],
+  ['en', "I'm sorry the hold caused you trouble; a colleague will review it."],
+  ['en', 'Our team reviews every request for a credit.'],
+  ['en', 'If the charge is confirmed as a duplicate, a colleague will contact you.'],
+  ['en', 'Plan changes can be made by the account owner in the billing settings.'],
+  ['de', 'Ob eine Gutschrift möglich ist, prüft die Buchhaltung.'],
+  ['fr', 'Nous avons bien reçu votre demande concernant le blocage.'],
+  ['es', 'Hemos recibido su consulta sobre la factura.'],
+  ['it', 'Abbiamo ricevuto la sua richiesta sul blocco del conto.'],
+  ['pt', 'Recebemos a sua mensagem sobre a cobrança.'],
+  ['nl', 'We hebben uw vraag over de factuur ontvangen.'],
+  ['ja', '請求書についてのお問い合わせを承りました。'],
+  ['zh', '我们已收到您关于账单的询问。'],
+];
+
 export interface GuardFigures {
   promises: number;
   held: number;
@@ -193,19 +249,22 @@ export interface GuardFigures {
   flagged: string[];
 }
 
-/** Runs the guard over the table: how many promises it holds, how many harmless replies it holds too. */
-export function measureGuard(): GuardFigures {
+/** Runs the guard over a table: how many promises it holds, how many harmless replies it holds too. */
+export function measureGuard(
+  promises: ReadonlyArray<[PromiseFamily, string, string]> = PROMISES,
+  harmless: ReadonlyArray<[string, string]> = HARMLESS,
+): GuardFigures {
   const holds = (body: string) => reviewReply({ body, context: RECALL_CONTEXT, now: RECALL_NOW }).needsHuman;
-  const missed = PROMISES.filter(([, , body]) => !holds(body)).map(([family, language, body]) => `${family} ${language}: ${body}`);
-  const flagged = HARMLESS.filter(([, body]) => holds(body)).map(([language, body]) => `${language}: ${body}`);
+  const missed = promises.filter(([, , body]) => !holds(body)).map(([family, language, body]) => `${family} ${language}: ${body}`);
+  const flagged = harmless.filter(([, body]) => holds(body)).map(([language, body]) => `${language}: ${body}`);
   const round = (n: number) => Math.round(n * 1000) / 1000;
   return {
-    promises: PROMISES.length,
-    held: PROMISES.length - missed.length,
-    recall: round((PROMISES.length - missed.length) / PROMISES.length),
-    harmless: HARMLESS.length,
+    promises: promises.length,
+    held: promises.length - missed.length,
+    recall: round((promises.length - missed.length) / promises.length),
+    harmless: harmless.length,
     falsePositives: flagged.length,
-    falsePositiveRate: round(flagged.length / HARMLESS.length),
+    falsePositiveRate: round(flagged.length / harmless.length),
     missed,
     flagged,
   };
