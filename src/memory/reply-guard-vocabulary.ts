@@ -62,8 +62,8 @@ export const MONEY: PromiseVocabulary = {
     teruggestort | geschrapt | verlaagd | kwijtgescholden | gezet | geannuleerd |
     stornato | stornata | azzerato | azzerata | ridotto | dimezzato | annullato | annullata | abbiamo rimborsato | abbiamo accreditato |
     cancelado | cancelada | zerado | reduzido | removido | removida | devolvido | devolvemos | creditamos |
-    вернули | вернем | отменен* | обнулен* | снижен* | zwrocil* | anulowan* | umorzon* | obnizon*`)
-    .concat(words(`
+    вернули | вернем | отменен* | обнулен* | снижен* | zwrocil* | anulowan* | umorzon* | obnizon*`).concat(
+    words(`
     refunded | reimbursed | credited | compensated | waived | approved | granted | issued | processed | applied | reversed |
     authorised | authorized | initiated | on its way | on their way | is being processed | are being processed |
     we will refund | we ll refund | i will refund | i ll refund | we are refunding | we re refunding | we shall refund |
@@ -93,7 +93,8 @@ export const MONEY: PromiseVocabulary = {
     reembolsaremos | vamos reembolsar | aprovado | aprovada | creditado | creditada | estornado | estornada |
     recebera | vai receber | concedemos |
     одобрен* | вы получите | мы вернем | мы вернули | начислен* | оформлен |
-    zatwierdzon* | otrzyma pan | otrzyma pani | otrzymasz | zwrocimy`)),
+    zatwierdzon* | otrzyma pan | otrzyma pani | otrzymasz | zwrocimy`),
+  ),
   cjkTopics: words(
     '返金 | 払い戻し | 払戻 | 返還 | 割引 | クーポン | 補償 | 値引 | 無料 | 料金 | 請求 | 退款 | 退还 | 返还 | 退费 | 折扣 | 优惠 | 代金券 | 补偿 | 赔偿 | 免费',
   ),

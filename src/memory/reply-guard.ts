@@ -28,6 +28,7 @@ import { stripInvisibleChars } from '../mail/html-text.ts';
 import { foldText, unconfuse } from './text-fold.ts';
 import { positionsOf } from './term-match.ts';
 import { findDates } from './reply-guard-dates.ts';
+import { sentenceWords, structuralPromise } from './promise-structure.ts';
 import {
   ACCOUNT,
   CJK_CONDITIONALS,
@@ -59,6 +60,7 @@ export type ReplyRule =
   | 'promise-account-change'
   | 'promise-delivery'
   | 'promise-deadline'
+  | 'promise-change'
   | 'legal-statement'
   | 'amount-not-in-context'
   | 'date-not-in-context'
@@ -119,10 +121,18 @@ export function reviewReply(input: ReplyReviewInput): ReplyReview {
       const quotedQuestion = /[?？]$/.test(sentence) && contextFolded.includes(` ${foldText(sentence)} `);
       const promises = quotedQuestion || !assertive(folded) ? [] : PROMISES;
       const dated = promises.length > 0 && findDates(sentence, input.now).length > 0;
+      let promised = false;
       for (const [rule, vocabulary] of promises) {
         const reason = vocabulary.needsDate && !dated ? null : promiseIn(folded, vocabulary);
         if (reason) add({ rule, excerpt: excerptOf(sentence), reason });
+        promised ||= reason !== null;
       }
+      // "A colleague will check whether the hold can be lifted": a softener leaves only the vocabulary's reading.
+      const softened = SOFTENERS.some((t) => positionsOf(folded.split(' '), t).length > 0);
+      const sentenceWordsOf = promises.length > 0 && !promised && !softened ? sentenceWords(sentence) : null;
+      const structural = sentenceWordsOf ? structuralPromise(sentenceWordsOf.raw, sentenceWordsOf.folded) : null;
+      if (structural)
+        add({ rule: 'promise-change', excerpt: excerptOf(sentence), reason: `a change to something of value (${structural})` });
       const legal = legalIn(folded);
       if (legal) add({ rule: 'legal-statement', excerpt: excerptOf(sentence), reason: `a legal statement ("${legal}")` });
     }
