@@ -37,7 +37,9 @@ const DEFLECTIONS = new Set(
   investigating investigated examining examine understand understood see seen know sorry apologise apologize ask asked asking
   contact contacted reply replied respond get getting back discuss discussing considering consider working aware explained
   described listed shown visible due pending charged billed sent asking trying able unable happy glad here open keep kept decide
-  decides decided reviews handle handles handled nemen recebemos recibimos riceviamo verificamos revisamos analisamos analizamos
+  decides decided reviews handle handles handled noticed found verified expected hoped wanted needed tried attached included
+  mentioned answered realised realized wondered assumed reached followed opened created filed called emailed talked spoke informed
+  notified pinged reproduced tested traced liked loved thought learned learnt apologised apologized thanked nemen recebemos recibimos riceviamo verificamos revisamos analisamos analizamos
   revisaremos verificaremos examinaremos respondemos responderemos vérifions examinons transmettons revenons
   erhalten weitergeleitet gepruft geprueft notiert angesehen bekommen recu recue transmis transmise verifie verifiee note notee
   examine examinee recibido recibida transmitido revisado revisada anotado visto ontvangen doorgestuurd gecontroleerd bekeken
