@@ -6,8 +6,14 @@
  * reason (stored flags, the console's card), and nothing reaches the SMTP server. A disguised link
  * and a bidi override are held the same way; a plain answer from the same passage is sent.
  */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importKnowledgeUpload } from '../../src/app/import-knowledge.ts';
+import { loadConfig } from '../../src/config.ts';
+import { silentLogger } from '../../src/logger.ts';
+import { runReplay } from '../../src/replay/run-replay.ts';
 import { draftCard } from '../../src/console/pages/drafts.ts';
 import { threadDraftCards } from '../../src/store/draft-review.ts';
 import { customerEmail, startAgentHarness, turnAnswer, waitFor, type AgentHarness } from '../support/agent-harness.ts';
@@ -104,4 +110,41 @@ describe('safety rules on the outgoing draft (issue 27, findings 4 and 11)', () 
     expect(draft).toMatchObject({ status: 'sent', needsHuman: false });
     expect(sentNow).toBe(1);
   });
+});
+
+describe('the offline provider quoting the poisoned passage in a replay', () => {
+  it('is held the same way, with the reason in the replay report', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'sa-safety-'));
+    try {
+      await mkdir(path.join(dir, 'mail'));
+      await mkdir(path.join(dir, 'kb'));
+      await writeFile(path.join(dir, 'kb', 'verify-payment.md'), POISONED);
+      await writeFile(
+        path.join(dir, 'mail', '1.eml'),
+        customerEmail({
+          from: 'Dana Reyes <dana@customer.example>',
+          subject: 'Verify card payment',
+          body: 'Hello, how do I verify a card payment?',
+          date: new Date('2026-11-02T09:00:00Z'),
+        }),
+      );
+      const report = await runReplay({
+        inputs: [path.join(dir, 'mail')],
+        knowledge: [path.join(dir, 'kb')],
+        address: 'support@acme.example',
+        config: loadConfig({ SUPPORT_ADDRESS: 'support@acme.example', REPLY_MODE: 'send', SMTP_HOST: '127.0.0.1' }),
+        logger: silentLogger,
+        settle: false,
+      });
+      expect(report.failures).toEqual([]);
+      const [draft] = report.drafts;
+      expect(draft!.body).toContain('full card number and CVV');
+      expect(draft).toMatchObject({ needsHuman: true });
+      expect(draft!.flags).toContainEqual(
+        expect.objectContaining({ rule: 'asks-for-secret', reason: expect.stringContaining('a full card number') }),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
