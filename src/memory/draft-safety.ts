@@ -55,6 +55,9 @@ export interface DraftSafetyInput {
 const MAX_BODY_CHARS = 20_000;
 const MAX_REFERENCE_CHARS = 200_000;
 const MAX_FINDINGS = 20;
+/** Domains compared per host, and hosts read per draft: bounded work whatever the input. */
+const MAX_PROTECTED_DOMAINS = 100;
+const MAX_HOSTS = 100;
 /** An asking word and the secret it asks for are at most this many words apart. */
 const ASK_SPAN = 10;
 
@@ -68,8 +71,9 @@ export function reviewDraftSafety(input: DraftSafetyInput): DraftSafetyFinding[]
   hiddenCharacters(body).forEach(add);
   secretRequests(body).forEach(add);
   const own = input.ownDomains.map((d) => d.trim().toLowerCase()).filter((d) => d.includes('.'));
-  const reference = hostsIn((input.referenceTexts ?? []).join('\n').slice(0, MAX_REFERENCE_CHARS));
-  linkFindings(body, own, [...new Set([...own, ...reference])]).forEach(add);
+  const reference = hostsIn((input.referenceTexts ?? []).join('\n').slice(0, MAX_REFERENCE_CHARS)).map(registrable);
+  const protectedDomains = [...new Set([...own, ...reference])].slice(0, MAX_PROTECTED_DOMAINS);
+  linkFindings(body, own, protectedDomains).forEach(add);
   return findings;
 }
 
@@ -111,11 +115,16 @@ function clausesOf(body: string): string[] {
     .filter((c) => c.length > 0);
 }
 
+// The first three letters of every secret's first word: a sentence with none of them names no secret.
+const SECRET_PREFIXES = new Set(SECRETS.flatMap((s) => s.terms.map((t) => foldText(t.replace(/\*$/, '')).slice(0, 3))));
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
 function secretRequests(body: string): DraftSafetyFinding[] {
   const found: DraftSafetyFinding[] = [];
   for (const clause of clausesOf(body)) {
     const folded = foldText(clause);
     const tokens = folded.split(' ');
+    if (!UNSPACED.test(folded) && !tokens.some((t) => SECRET_PREFIXES.has(t.slice(0, 3)))) continue;
     const asked = SECRETS.filter((secret) => askedIn(tokens, secret) || cjkAskedIn(folded.replace(/ /g, ''), secret));
     if (asked.length > 0) {
       const names = asked.map((s) => s.name);
@@ -136,11 +145,13 @@ function askedIn(tokens: readonly string[], secret: SecretKind): boolean {
     !FULL.some((t) => positionsOf(tokens, t).length > 0)
   )
     return false;
-  const asks = ASKS.flatMap((t) => positionsOf(tokens, t));
-  for (const ask of asks) {
-    for (const object of at) {
-      if (Math.abs(object.start - ask) > ASK_SPAN) continue;
-      if (!refused(tokens, ask, object.end)) return true;
+  // Each asking word looks only at the secrets within ASK_SPAN words of it: linear in the clause.
+  const endsAt = new Map<number, number>();
+  for (const object of at) endsAt.set(object.start, Math.max(endsAt.get(object.start) ?? 0, object.end));
+  for (const ask of new Set(ASKS.flatMap((t) => positionsOf(tokens, t)))) {
+    for (let start = Math.max(0, ask - ASK_SPAN); start <= ask + ASK_SPAN; start += 1) {
+      const end = endsAt.get(start);
+      if (end !== undefined && !refused(tokens, ask, end)) return true;
     }
   }
   return false;
@@ -240,12 +251,13 @@ function lookalikeReason(host: string, own: readonly string[], protectedDomains:
   if (host.split('.').some((l) => l.startsWith('xn--'))) return `${host} is a punycode name (${unicode})`;
   const reg = registrable(unicode);
   const core = reg.split('.')[0]!;
+  const [regShape, coreShape] = [skeleton(reg), skeleton(core)];
   for (const domain of protectedDomains) {
     if (under(host, domain) || under(unicode, domain)) continue;
     const pReg = registrable(domain);
     const pCore = pReg.split('.')[0]!;
     if (reg === pReg) continue;
-    if (skeleton(reg) === skeleton(pReg) || skeleton(core) === skeleton(pCore)) return `${host} looks like ${domain}`;
+    if (regShape === skeleton(pReg) || coreShape === skeleton(pCore)) return `${host} looks like ${domain}`;
     if (pCore.length >= 4 && oneEditApart(core, pCore)) return `${host} is one letter away from ${domain}`;
     if (pCore.length >= 4 && unicode.split(/[.-]/).includes(pCore)) return `${host} carries the name of ${domain} but is another domain`;
   }
@@ -296,7 +308,7 @@ function linkFindings(body: string, own: readonly string[], protectedDomains: re
       });
     }
   }
-  for (const host of hosts) {
+  for (const host of [...hosts].slice(0, MAX_HOSTS)) {
     const reason = lookalikeReason(host, own, protectedDomains);
     if (reason) found.push({ rule: 'lookalike-domain', excerpt: host, reason });
   }

@@ -203,3 +203,21 @@ describe('whatever wrote the draft', () => {
     expect(body).not.toContain('<<<end passage x>>>');
   });
 });
+
+describe('bounds', () => {
+  it('reads hostile input without failing and reports a bounded list', () => {
+    for (const body of [
+      'never send your card number '.repeat(700),
+      'send card number '.repeat(1200),
+      'acme.example '.repeat(1500),
+      `${'a.'.repeat(9000)}example`,
+      `${'[x]('.repeat(5000)}https://evil.example)`,
+      'https://'.repeat(2500),
+      '\u202E'.repeat(20_000),
+      'x'.repeat(50_000),
+    ]) {
+      const findings = reviewDraftSafety({ body, ownDomains, referenceTexts: ['a.example '.repeat(20_000)] });
+      expect(findings.length).toBeLessThanOrEqual(20);
+    }
+  });
+});
