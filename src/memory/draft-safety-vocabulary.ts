@@ -64,13 +64,13 @@ export const SECRETS: SecretKind[] = [
 
 /** Words that ask the customer to give something ("send us", "confirm", "what is your"). */
 export const ASKS = words(`
-  send* | provide* | share* | give us | give me | tell us | tell me | let us know | reply with | respond with | write back with |
+  send* | provide | provides | providing | share* | give us | give me | tell us | tell me | let us know | reply with | respond with | write back with |
   include* | confirm* | supply | submit* | forward* | disclose | read out | read us | type it here | what is your | what s your |
   need your | require your | ask for | ask you for | asking for | ask the customer* | ask the client* | ask them | ask the user* | request your | verify your identity with |
   senden* | schicken* | ubermitteln | ubermitteln sie | teilen sie | mitteilen | nennen | nennen sie | geben sie | angeben |
   bestatigen | bestatigen sie | zukommen lassen | antworten sie mit | benotigen ihr* | brauchen ihr* |
-  envoy* | communiqu* | indiqu* | fourni* | transmet* | donnez | confirm* | precis* | faites nous parvenir | nous faut |
-  envie* | envia* | enviar* | proporcion* | facilit* | indique* | indicar* | compart* | diganos | digame | necesitamos |
+  envoy* | communiqu* | indiqu* | fournir | fournissez | fournisse | transmet* | donnez | confirm* | precisez | preciser | faites nous parvenir | nous faut |
+  envie* | envia* | enviar* | proporcione | proporcionar | proporcionenos | facilite | facilitenos | facilitarnos | indique* | indicar* | compart* | diganos | digame | necesitamos |
   stuur* | geef | deel | vermeld* | doorgeven | doorgeeft | bevestig* | hebben uw | nodig |
   invii | inviaci | inviare | fornisc* | fornire | comunic* | indichi | indicare | condivid* | ci dica | abbiamo bisogno |
   envie | informe* | informar | forneca | fornecer | compartilhe | diga | precisamos |

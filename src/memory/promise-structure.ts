@@ -22,12 +22,12 @@ const OBJECTS = words(`
   charge* fee fees penalt* refund* credit* balance* invoice* bill bills price* renewal* payment* money funds overcharge* amount*
   discount* voucher* plan plans subscription* seat seats tier* trial* upgrade* licen* premium account* login* lock* lockout* block*
   hold holds freeze* suspension* restriction* access password* statement* debt* arrears
-  gebuhr* rechnung* zahlung* ruckzahlung* erstattung* betrag* gutschrift* saldo* abo* tarif* konto* sperre* zugang*
+  gebuhr* rechnung* zahlung* ruckzahlung* erstattung* betrag* gutschrift* saldo* abo abos tarif* konto* sperre* zugang*
   frais facture* paiement* remboursement* montant* solde* avoir* abonnement* compte* blocage* acces trop percu
-  cargo* cobro* factura* pago* reembolso* importe* saldo* suscripci* plan cuenta* bloqueo* acceso
-  kosten factu* betaling* terugbetaling* bedrag* tegoed* abonnement* account* blokkade* toegang
+  cargo* cobro* factura* pago* reembolso* importe importes saldo* suscripci* plan cuenta* bloqueo* acceso
+  kosten factuur facturen betaling* terugbetaling* bedrag* tegoed* abonnement* account* blokkade* toegang
   addebit* fattur* pagament* rimbors* importo* penale* abbonament* conto* blocco* accesso
-  cobranca* fatura* pagamento* reembolso* valor* taxa* assinatura* conta* bloqueio* acesso`);
+  cobranca* fatura* pagamento* reembolso* valor* taxa* assinatura* conta contas bloqueio* acesso`);
 
 /** Verbs that only receive, relay, examine or regret: they promise nothing. */
 const DEFLECTIONS = new Set(
@@ -111,13 +111,25 @@ function objectsIn(tokens: readonly string[]): number[] {
 }
 
 /** The first verb after "I/we" (over words like "have", "just"), or null when a modal or a negation comes first. */
-function agentVerb(tokens: readonly string[], at: number): string | null {
+function agentVerb(tokens: readonly string[], at: number): { verb: string; at: number } | null {
   for (let i = at + 1; i < Math.min(tokens.length, at + 6); i += 1) {
     const token = tokens[i]!;
     if (MODALS.has(token)) return null;
-    if (!BETWEEN.has(token)) return token;
+    if (!BETWEEN.has(token)) return { verb: token, at: i };
   }
   return null;
+}
+
+/** Words that put what follows them out of the verb's reach ("added a note to your account"). */
+const PREPOSITIONS = new Set(words('to on for in from about with at into onto of regarding under by'));
+
+/** Whether a value object is the verb's own object: within five words after it, before any preposition. */
+function actsOnObject(tokens: readonly string[], verbAt: number, distance: readonly number[]): boolean {
+  for (let i = verbAt + 1; i < Math.min(tokens.length, verbAt + 6); i += 1) {
+    if (distance[i] === 0) return true;
+    if (PREPOSITIONS.has(tokens[i]!)) return false;
+  }
+  return false;
 }
 
 /**
@@ -136,8 +148,10 @@ export function structuralPromise(raw: readonly string[], folded: readonly strin
   for (let i = 0; i < folded.length; i += 1) {
     const token = folded[i]!;
     if (AGENTS.has(token) && near(i)) {
-      const verb = agentVerb(folded, i);
-      if (verb && !DEFLECTIONS.has(verb) && (IRREGULAR.has(verb) || (/ed$/.test(verb) && !OBJECTS.includes(verb))))
+      const found = agentVerb(folded, i);
+      const verb = found?.verb ?? '';
+      const changes = IRREGULAR.has(verb) || (/ed$/.test(verb) && !OBJECTS.includes(verb));
+      if (found && changes && !DEFLECTIONS.has(verb) && actsOnObject(folded, found.at, distance))
         return `"${token} … ${verb}" acting on it`;
     }
     for (const perfect of PERFECTS) {
@@ -178,7 +192,7 @@ function stateAfter(tokens: readonly string[], object: number): string | null {
 const CHANGED = new Set(
   words(`gone cleared removed void voided waived lifted released reversed cancelled canceled zero zeroed free off back paid settled
   covered sorted fixed unlocked unblocked restored reinstated reduced lowered halved credited refunded approved extended upgraded
-  downgraded closed deleted active activated`),
+  downgraded closed deleted activated`),
 );
 
 function hasNegationBefore(tokens: readonly string[], at: number): boolean {
