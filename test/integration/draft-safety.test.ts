@@ -146,5 +146,5 @@ describe('the offline provider quoting the poisoned passage in a replay', () => 
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000); // an in-memory PGlite migrated and a whole replay: about 30 s alone, more on a loaded machine
 });
