@@ -25,6 +25,7 @@ import {
 import type { ThreadActivity } from '../memory/promotion-schedule.ts';
 import { reviewReply } from '../memory/reply-guard.ts';
 import { checkGrounding } from '../memory/grounding.ts';
+import { reviewDraftSafety } from '../memory/draft-safety.ts';
 import { kbQueryTerms, knowledgeQuery, type KnowledgePassage } from '../memory/knowledge.ts';
 import { traceProfileFacts, type ContextTrace } from '../memory/profile-trace.ts';
 import { activeFacts } from '../memory/profile-view.ts';
@@ -213,6 +214,16 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
       })
     : null;
   if (grounding) flags.push(...grounding.findings);
+  // Safety rules on the draft whatever wrote it (src/memory/draft-safety.ts): no request for card
+  // data or secrets, no disguised or lookalike links, no hidden characters.
+  const safety = answer.ok
+    ? reviewDraftSafety({
+        body,
+        ownDomains: [settings.supportAddress, ...(settings.staffAddresses ?? [])].map(domainOf),
+        referenceTexts: prompt.passages.map((p) => p.text),
+      })
+    : [];
+  flags.push(...safety);
   if (!answer.ok) flags.push({ rule: 'invalid-answer', excerpt: '', reason: answer.error.slice(0, 300) });
   // A promise the team has not kept by its due date needs a person, whatever the model thinks.
   const overdue = withheld ? [] : context.profile.outstandingCommitments.filter((c) => c.overdue);
@@ -228,6 +239,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     answer.value.reply.needsHuman ||
     (review?.needsHuman ?? false) ||
     (grounding?.findings.length ?? 0) > 0 ||
+    safety.length > 0 ||
     overdue.length > 0;
   const queuedToSend = settings.replyMode === 'send' && !needsHuman;
   const { draftId, pending } = await storeDraft(deps, {

@@ -212,6 +212,36 @@ function renderBody(body: string): { text: string; html: string } {
   return { text: tokensToText(tokens), html: md.renderer.render(tokens, md.options, {}) };
 }
 
+/** A link as the reply's HTML part will carry it: the text a reader sees and where it goes. */
+export interface ReplyLink {
+  text: string;
+  href: string;
+}
+
+/**
+ * The links of a reply body, read by the same parser and rules as `renderReply` (so the outbound
+ * checks see exactly the links that will be sent): Markdown links, autolinks and bare URLs to
+ * http(s) and mailto. None for a body rendered as escaped text.
+ */
+export function replyLinks(body: string): ReplyLink[] {
+  const clean = normaliseText(body).trim();
+  if (clean.length > MARKDOWN_MAX_CHARS) return [];
+  const tokens = md.parse(clean, {});
+  if (tokens.some((t) => t.level >= MAX_NESTING - 2)) return [];
+  const links: ReplyLink[] = [];
+  for (const block of tokens) {
+    const open: Array<{ href: string; text: string }> = [];
+    for (const child of block.children ?? []) {
+      if (child.type === 'link_open') open.push({ href: String(child.attrGet('href') ?? ''), text: '' });
+      else if (child.type === 'link_close') {
+        const link = open.pop();
+        if (link) links.push(link);
+      } else if (child.type === 'text' || child.type === 'code_inline') for (const link of open) link.text += child.content;
+    }
+  }
+  return links;
+}
+
 /** The signature as sent: plain text, trimmed, capped; empty when there is none. */
 function cleanSignature(signature: string | undefined): string {
   const clean = normaliseText(signature ?? '')

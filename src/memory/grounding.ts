@@ -12,11 +12,14 @@
  * the profile) or its numbers all come from there and it states no step or policy. Rules:
  * - `citation-unknown-source`: the citation names a source the prompt did not hold;
  * - `citation-not-in-source`: its quote does not occur in the cited source;
+ * - `citation-not-substantive`: its quote is too slight to prove anything ("to", "the refund") or
+ *   shares no word with the sentence citing it (src/memory/quote-substance.ts);
  * - `unsupported-claim`: a claim without a citation that checks out.
  */
+import { quoteWeakness } from './quote-substance.ts';
 import { containsFolded, foldText } from './text-fold.ts';
 
-export type GroundingRule = 'citation-unknown-source' | 'citation-not-in-source' | 'unsupported-claim';
+export type GroundingRule = 'citation-unknown-source' | 'citation-not-in-source' | 'citation-not-substantive' | 'unsupported-claim';
 
 export interface GroundingFinding {
   rule: GroundingRule;
@@ -136,6 +139,15 @@ export function checkGrounding(input: GroundingInput): GroundingReview {
         rule: 'citation-not-in-source',
         excerpt: excerpt(citation.quote),
         reason: `the quote given for "${excerpt(citation.sentence).slice(0, 80)}" does not occur in ${excerpt(citation.source)}`,
+      });
+      continue;
+    }
+    const weakness = quoteWeakness(citation.quote, sourceText, citation.sentence);
+    if (weakness) {
+      add({
+        rule: 'citation-not-substantive',
+        excerpt: excerpt(citation.quote),
+        reason: `the quote given for "${excerpt(citation.sentence).slice(0, 80)}" ${weakness}`,
       });
       continue;
     }

@@ -16,6 +16,8 @@ export interface PromiseVocabulary {
   cjkAfter: string[];
   /** Chinese only (a sentence without kana): a cue within a few characters before the topic ("为您退款"). */
   cjkBefore: string[];
+  /** Only a promise when the sentence also names a date or timeframe ("arrives on Monday"). */
+  needsDate?: boolean;
 }
 
 const words = (text: string): string[] =>
@@ -36,8 +38,32 @@ export const MONEY: PromiseVocabulary = {
     terugbetal* | restitutie | korting* | tegoed* | vergoed* | compensatie | procent |
     rimbors* | sconto | sconti | buono | risarciment* | indennizz* | compensazione | gratuito | per cento |
     estorno* | desconto* | cupom | indeniza* | compensacao | por cento |
-    возврат* | компенсац* | скидк* | zwrot* | rabat* | rekompensat*`),
+    возврат* | компенсац* | скидк* | zwrot* | rabat* | rekompensat* |
+    balance | balances | outstanding | amount due | amount owed | invoice | invoices | bill | bills | price | prices | renewal | late fee |
+    payment | payments | your money | owe | credit note | store credit | payout |
+    saldo | kontostand | rechnung | preis | mahngebuhr | betrag | abbuchung | zahlung | geld |
+    solde | facture | prix | frais | montant | prelevement | paiement |
+    factura | precio | cargo | cobro | importe | pago | renovacion |
+    factuur | prijs | bedrag | kosten | administratiekosten | betaling |
+    fattura | prezzo | addebito | importo | pagamento |
+    fatura | preco | cobranca | valor | taxa | pagamento |
+    баланс | счет* | списани* | плат* | деньги | faktur* | opłat* | obciążeni* | cena | ceny | cenę | płatnoś* | pieniądze |
+    difference | differenz | difference | diferencia | verschil | differenza | diferenca`),
   cues: words(`
+    voided | void | zeroed | zeroed out | wiped | wiped off | written off | write off | cleared | forgiven | knocked | knocked off |
+    halved | cut | reduced | lowered | taken off | took | removed | dropped | adjusted | matched | cancelled | canceled |
+    sent back | went through | gone through | returned | paid back | pay you back | ll pay you | will pay you | put | added |
+    topped up | covered | absorbed | on us | won t charge | will not charge | won t be charged | will not be charged |
+    not be charged | no longer be charged | nothing | ve refunded | have refunded | refunding | reimbursing | crediting |
+    credited back | is now on | are now on | you ll find | you will find | now shows | now show |
+    zuruckerstattet | zuruckgebucht | storniert | gestrichen | reduziert | halbiert | ausgeglichen | auf null | hinzugefugt |
+    annule | annules | annulee | annulees | supprime | supprimes | efface | reduit | reduite | baisse | ajoute | avons rembourse |
+    anulado | anulada | anulamos | devuelto | devuelta | hemos devuelto | reducido | rebajado | rebajamos | condonado | eliminado |
+    teruggestort | geschrapt | verlaagd | kwijtgescholden | gezet | geannuleerd |
+    stornato | stornata | azzerato | azzerata | ridotto | dimezzato | annullato | annullata | abbiamo rimborsato | abbiamo accreditato |
+    cancelado | cancelada | zerado | reduzido | removido | removida | devolvido | devolvemos | creditamos |
+    вернули | вернем | отменен* | обнулен* | снижен* | zwrocil* | anulowan* | umorzon* | obnizon*`).concat(
+    words(`
     refunded | reimbursed | credited | compensated | waived | approved | granted | issued | processed | applied | reversed |
     authorised | authorized | initiated | on its way | on their way | is being processed | are being processed |
     we will refund | we ll refund | i will refund | i ll refund | we are refunding | we re refunding | we shall refund |
@@ -68,11 +94,12 @@ export const MONEY: PromiseVocabulary = {
     recebera | vai receber | concedemos |
     одобрен* | вы получите | мы вернем | мы вернули | начислен* | оформлен |
     zatwierdzon* | otrzyma pan | otrzyma pani | otrzymasz | zwrocimy`),
+  ),
   cjkTopics: words(
-    '返金 | 払い戻し | 払戻 | 返還 | 割引 | クーポン | 補償 | 値引 | 無料 | 退款 | 退还 | 返还 | 退费 | 折扣 | 优惠 | 代金券 | 补偿 | 赔偿 | 免费',
+    '返金 | 払い戻し | 払戻 | 返還 | 割引 | クーポン | 補償 | 値引 | 無料 | 料金 | 請求 | 退款 | 退还 | 返还 | 退费 | 折扣 | 优惠 | 代金券 | 补偿 | 赔偿 | 免费',
   ),
   cjkAfter: words(`
-    いたします | 致します | します | しました | いたしました | 致しました | させていただきます | させて頂きます | されます | されました |
+    いたします | 致します | します | しました | いたしました | 致しました | させていただきます | させて頂きます | されます | されました | 免除 |
     承認 | 完了 | 適用 | 発行 | 付与 | 振込 | 振り込 | 手配 |
     已批准 | 已处理 | 已完成 | 已发放 | 已到账 | 已退回 | 批准了 | 成功 | 将在 | 会在 | 已经`),
   cjkBefore: words('已 | 已经 | 将 | 将会 | 会 | 为您 | 给您 | 帮您 | 马上'),
@@ -82,9 +109,12 @@ export const PLAN: PromiseVocabulary = {
   topics: words(`
     plan | plans | tier* | subscription* | membership* | upgrade* | downgrade* | licen* | seat | seats | trial | premium | enterprise |
     tarif* | abo | abonnement* | vertrag | mitgliedschaft | paket* | forfait* | formule | offre |
-    suscripci* | tarifa* | pakket* | abbonament* | piano | pacchetto | assinatura* | plano | pacote`),
+    suscripci* | tarifa* | pakket* | abbonament* | piano | pacchetto | assinatura* | plano | pacote | formule annuelle | workspace |
+    billing | annual | monthly | storage | quota`),
   cues: words(`
     upgraded | downgraded | switched | activated | cancelled | canceled | terminated | extended | renewed | moved you |
+    bumped | moved | put you on | changed | swapped | converted | unlocked | increased | raised | doubled | now includes | gratuitamente |
+    est passe | passee | cambiado | mudamos | mudou | alterada | rinnovato |
     we will upgrade | we ll upgrade | i will upgrade | i ll upgrade | we will downgrade | we ll downgrade |
     we will cancel | we ll cancel | i will cancel | i ll cancel | we will switch | we ll switch | we will extend | we ll extend |
     we will move you | we ll move you | you are now on | you re now on | you now have | is now active | now includes |
@@ -106,9 +136,17 @@ export const ACCOUNT: PromiseVocabulary = {
   topics: words(`
     account | accounts | password | email address | e mail address | login | profile | username | user | data | 2fa | two factor |
     konto | benutzerkonto | zugang | passwort | kennwort | daten | compte | mot de passe | donnees | cuenta | contrasena | datos |
-    wachtwoord | gegevens | dati | conta | senha | dados`),
+    wachtwoord | gegevens | dati | conta | senha | dados |
+    hold | holds | security hold | lock | block | restriction* | suspension | freeze | access | payout |
+    sperre | sperrung | einschrankung* | zugriff | blocage | acces | bloqueo | restriccion* | retencion | acceso |
+    blokkade | beperking* | toegang | blocco | sospensione | accesso | bloqueio | restricao | acesso |
+    блокировк* | ограничени* | доступ | blokad* | dostep`),
   cues: words(`
     deleted | closed | removed | erased | reactivated | unlocked | merged | restored | deactivated | disabled | suspended |
+    lifted | lift | released | unfrozen | unblocked | reinstated | cleared | taken off | reactivate | unlock | is unlocked |
+    aufgehoben | freigegeben | wieder entsperrt | leve | levee | levons | avons leve | levantado | levantada | hemos levantado |
+    opgeheven | vrijgegeven | rimosso | rimossa | revocato | abbiamo sbloccato | liberado | liberada | removido |
+    снята | снят | разблокирован* | zdjet* | odblokowan* | hemos desbloqueado |
     ve reset | have reset | been reset | was reset | ve changed | have changed | ve updated | have updated |
     we will delete | we ll delete | i will delete | i ll delete | we will close | we ll close | we will remove | we ll remove |
     we will unlock | we ll unlock | we will reactivate | we ll reactivate |
@@ -119,12 +157,67 @@ export const ACCOUNT: PromiseVocabulary = {
     verwijderd | gesloten | ontgrendeld | gereactiveerd | gereset | gedeactiveerd |
     eliminato | eliminata | eliminati | chiuso | sbloccato | riattivato | reimpostato | disattivato | cancellato | cancellati |
     excluida | excluido | excluidos | encerrada | desbloqueada | reativada | redefinida | desativada | apagados`),
-  cjkTopics: words('アカウント | パスワード | 個人データ | 账户 | 账号 | 帐户 | 密码 | 数据'),
+  cjkTopics: words('アカウント | パスワード | 個人データ | ロック | 账户 | 账号 | 帐户 | 密码 | 数据'),
   cjkAfter: words(
     '削除し | 削除い | 削除致 | 解除し | 解除い | リセットし | リセットい | 閉鎖 | 停止し | 再開し | 已删除 | 已注销 | 已解锁 | 已重置 | 已关闭 | 已恢复',
   ),
   cjkBefore: words('已 | 已经 | 已为您'),
 };
+
+/** Delivery of goods on a date: an order "will arrive on Thursday" (only with a date in the sentence). */
+export const DELIVERY: PromiseVocabulary = {
+  topics: words(`
+    order | package | parcel | shipment | delivery | replacement | item | items | goods | device | router | it |
+    bestellung | paket | sendung | lieferung | ersatz* | gerat | commande | colis | livraison | remplacement | appareil |
+    pedido | paquete | envio | reemplazo | dispositivo | bestelling | pakket | zending | levering | vervang* | apparaat |
+    ordine | pacco | spedizione | sostituzione | encomenda | pacote | entrega | substitui* | заказ | посылк* | zamowieni* | paczk*`),
+  cues: words(`
+    will arrive | ll arrive | arrives | arriving | will be delivered | ll be delivered | be delivered | will be shipped | ships |
+    will ship | ll ship | dispatched | will reach you | ll reach you | reach you | will be with you | ll be with you | ll have it |
+    will have it | guaranteed | out for delivery |
+    wird geliefert | geliefert | zugestellt | versandt | verschickt | kommt | trifft | sera livre | sera livree | livre | livree |
+    expedie | expediee | arrivera | recevrez | llegara | sera entregado | entregado | recibira | wordt geleverd | geleverd |
+    verzonden | komt | ontvangt | arrivera | sara consegnato | consegnato | ricevera | chegara | sera entregue | recebera |
+    доставим | будет доставлен* | придет | dostarczym* | dotrze | お届け`),
+  cjkTopics: words('交換品 | 商品 | 荷物 | ご注文 | 订单 | 包裹 | 商品 | 快递'),
+  cjkAfter: words('お届け | 届き | 到着 | 発送 | 送达 | 到达 | 发货 | 寄出'),
+  cjkBefore: words('将 | 会'),
+  needsDate: true,
+};
+
+/** A deadline: something fixed, resolved or ready by a date ("fixed by Friday"; only with a date in the sentence). */
+export const DEADLINE: PromiseVocabulary = {
+  topics: [],
+  cues: words(`
+    fixed | resolved | ready | done | completed | sorted | back online | restored | unlocked | live | will ship | ll ship |
+    ll have | will have | no later than | at the latest | guarantee |
+    behoben | gelost | erledigt | fertig | spatestens | corrige | corrigee | resolu | resolue | pret | prete | au plus tard |
+    resuelto | resuelta | listo | lista | arreglado | a mas tardar | tendremos | opgelost | klaar | hersteld | uiterlijk |
+    risolto | risolta | pronto | pronta | sistemato | al piu tardi | resolvido | resolvida | corrigido | no maximo |
+    исправ* | решен* | готов* | najpozniej | naprawion* | rozwiazan*`),
+  cjkTopics: [],
+  cjkAfter: [],
+  cjkBefore: [],
+  needsDate: true,
+};
+
+/** A sentence opening with one of these is a condition, not a promise ("If you'd like a refund, …"). */
+export const CONDITIONALS = words(`
+    if | unless | should you | in case | provided | falls | wenn | sofern | sollten sie | si vous | si usted | si desea | si quiere |
+    si lo desea | si necesita | se desejar | se quiser | se voce | se lei | se desidera | als u | indien | mocht | если | jesli | jezeli`);
+export const CJK_CONDITIONALS = words('もし | 場合 | 如果 | 假如 | 若');
+
+/** Words of a general statement ("our refund policy", "usually"): with no "you"/"your", it promises nothing. */
+export const POLICY_MARKERS = words(`
+  policy | policies | terms | generally | usually | typically | normally | in general | as a rule | standard |
+  richtlinie* | in der regel | normalerweise | grundsatzlich | politique | en general | generalement | normalement |
+  politica | por lo general | normalmente | generalmente | beleid | doorgaans | meestal | normaal | di solito | solitamente |
+  di norma | geralmente | правил* | обычно | zasad* | zazwyczaj | zwykle`);
+export const PERSONAL = new Set(
+  words(`
+    you | your | yours | ihr | ihre | ihren | ihrem | ihrer | ihnen | sie | dein | deine | votre | vos | vous | tu | ton | ta | su | sus |
+    usted | le | uw | u | je | jouw | suo | sua | tuo | tua | lei | seu | voce | ваш | ваша | вам | вы | twoj | twoja | pan | pani`),
+);
 
 /** Words before a cue (within three words) that turn it into a refusal: "has not been approved". */
 export const NEGATIONS = new Set(
@@ -140,7 +233,7 @@ export const CJK_NEGATIONS = words(
 /** "Whether" before a cue: a colleague checking whether something can be done promises nothing. */
 export const SOFTENERS = words(`
   whether | ob | verifier si | examiner si | voir si | regarder si | comprobar si | revisar si | verificar si | ver si | analizar si |
-  nagaan of | kijken of | bekijken of | controleren of | verificare se | valutare se | capire se | verificar se | analisar se |
+  nagaan of | kijken of | bekijken of | controleren of | bekijkt of | kijkt of | controleert of | nagaat of | onderzoekt of | verificare se | valutare se | capire se | verificar se | analisar se |
   проверить`);
 export const CJK_SOFTENERS = words('かどうか | 可否 | 是否 | 能否 | 可否か');
 

@@ -80,3 +80,65 @@ describe('the grounding gate', () => {
     expect(checkGrounding({ ...base, body }).findings).toHaveLength(10);
   });
 });
+
+describe('a citation must quote a substantive span that supports its sentence (issue 27, finding 5)', () => {
+  const sentence = 'You can ask for a refund within 14 days of a payment.';
+  it.each([
+    ['a single function word', 'to'],
+    ['two function words', 'of a'],
+    ['one content word', 'refund'],
+    ['a short span', 'a refund'],
+  ])('flags %s', (_name, quote) => {
+    expect(rules({ body: sentence, citations: [{ sentence, source: 'kb:kp_1', quote }] })).toEqual([
+      'citation-not-substantive',
+      'unsupported-claim',
+    ]);
+  });
+
+  it('flags an empty quote or one of punctuation only as not in the source', () => {
+    for (const quote of ['', '...']) {
+      expect(rules({ body: sentence, citations: [{ sentence, source: 'kb:kp_1', quote }] })).toEqual([
+        'citation-not-in-source',
+        'unsupported-claim',
+      ]);
+    }
+  });
+
+  it('flags a true quote that does not support the sentence citing it', () => {
+    const claim = 'Premium support answers within 14 minutes.';
+    const review = checkGrounding({
+      ...base,
+      body: claim,
+      citations: [{ sentence: claim, source: 'kb:kp_1', quote: 'Refunds take 5 to 10 business days to appear' }],
+    });
+    expect(review.findings.map((f) => f.rule)).toEqual(['citation-not-substantive', 'unsupported-claim']);
+    expect(review.findings[0]!.reason).toContain('shares no word with the sentence citing it');
+  });
+
+  it.each([
+    ['the span itself', sentence, 'ask for a refund within 14 days'],
+    ['another inflection of its words', 'Refunds are possible within 14 days of a payment.', 'You can ask for a refund within 14 days'],
+    ['its numbers, in another language', 'Les remboursements arrivent en 5 à 10 jours ouvrés.', 'Refunds take 5 to 10 business days'],
+    ['a whole profile value, however short', 'Your workspace is on the Business plan.', 'Business'],
+  ])('passes %s', (_name, claim, quote) => {
+    const source = quote === 'Business' ? 'profile:plan' : 'kb:kp_1';
+    expect(rules({ body: claim, citations: [{ sentence: claim, source, quote }] })).toEqual([]);
+  });
+
+  it('passes Chinese and Japanese quotes of four characters or more that share characters with the sentence', () => {
+    const zh = { id: 'kp_zh', titlePath: '退款', text: '付款后14天内可以申请退款。' };
+    const claim = '您可以在付款后14天内申请退款。';
+    expect(
+      checkGrounding({ ...base, passages: [zh], body: claim, citations: [{ sentence: claim, source: 'kb:kp_zh', quote: '可以申请退款' }] })
+        .findings,
+    ).toEqual([]);
+    expect(
+      checkGrounding({
+        ...base,
+        passages: [zh],
+        body: claim,
+        citations: [{ sentence: claim, source: 'kb:kp_zh', quote: '退款' }],
+      }).findings.map((f) => f.rule),
+    ).toContain('citation-not-substantive');
+  });
+});
