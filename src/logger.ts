@@ -48,6 +48,11 @@ export function createLogger(scope: string, options: LoggerOptions): Logger {
 
 function errorReplacer(_key: string, value: unknown): unknown {
   if (typeof value === 'string') return maskText(value);
+  // A card number logged as a number (13 digits or more) is masked too.
+  if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) >= 1e12) {
+    const masked = maskText(String(value));
+    return masked === String(value) ? value : masked;
+  }
   if (value instanceof Error) {
     const code = (value as { code?: unknown }).code;
     return { name: value.name, message: value.message, ...(code === undefined ? {} : { code }) };
