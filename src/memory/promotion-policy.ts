@@ -13,7 +13,7 @@ import { FACT_CATEGORIES, type FactCategory } from './types.ts';
 import { snakeCase } from './thread-state.ts';
 import { containsFolded, firstTerm, foldedTerm, foldText } from './text-fold.ts';
 import { checkValue, cleanValue, moneyIn, VALUE_RULES } from './value-evidence.ts';
-import { holdsSensitive } from '../mail/sensitive-values.ts';
+import { holdsSensitive, maskText } from '../mail/sensitive-values.ts';
 
 const durationOrNull = z.union([
   z.null(),
@@ -412,6 +412,8 @@ export function decidePromotions(input: DecideInput): Decision[] {
     // A masked or a raw sensitive value (a card number, an IBAN, a code, a password, a national
     // ID) never enters the durable profile, whatever key it comes under (sensitive-values.ts).
     if (holdsSensitive(candidate.value) || holdsSensitive(raw.evidence) || holdsSensitive(raw.key)) {
+      // The decision is recorded: with the values masked, never as the model wrote them.
+      Object.assign(candidate, { key: maskText(candidate.key), value: maskText(candidate.value), evidence: maskText(raw.evidence) });
       decide(false, 'sensitive-value', 'the value or its evidence holds a card number, IBAN, code, password or national ID (or its mask)');
       continue;
     }

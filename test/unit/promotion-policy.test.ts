@@ -162,6 +162,12 @@ describe('the promotion policy', () => {
     expect(decideOne(overrides)).toMatchObject({ accepted, rule });
   });
 
+  it('records a sensitive value it rejects masked, never as the model wrote it', () => {
+    const decision = decideOne({ key: 'card_number', value: '4242 4242 4242 4242', category: 'other', evidence: 'CVV: 123' });
+    expect(decision).toMatchObject({ accepted: false, rule: 'sensitive-value' });
+    expect(decision.candidate).toMatchObject({ value: '[card •••• 4242]', evidence: 'CVV: [cvv]' });
+  });
+
   it('documents every rule it can name, in the order it applies them', () => {
     expect(policyJson.rules.order).toEqual([...DECISION_RULES]);
     for (const rule of DECISION_RULES) expect(policyJson.rules.meaning[rule], rule).toMatch(/\w/);
