@@ -8,7 +8,7 @@
  * (erasable); the reply tells the customer not to send card details by email.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleThreadTurn } from '../../src/app/handle-thread-turn.ts';
+import { handleThreadTurn, handTurnToHuman } from '../../src/app/handle-thread-turn.ts';
 import { promoteThread } from '../../src/app/promote-thread.ts';
 import { openRuntime, type Runtime } from '../../src/app/runtime.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -200,6 +200,30 @@ describe('a mail with a card number, CVV, IBAN, password and SSN', () => {
         'For your security, please never share passwords or codes by email, and change the password you sent.\n\n' +
         'Best regards,\nAcme Support',
     );
+  });
+
+  it('carries no echoed value in a failed turn’s error, nor in the draft handed to a person', async () => {
+    const other = await ingestRawMessage(
+      runtime.ingestDeps({ pipeline: null }),
+      Buffer.from(
+        mailWithAttachments({ from: 'Ben Cole <ben@example.com>', subject: 'Help', body: 'Hello, my order is late.', parts: [] }),
+      ),
+      { kind: 'api' },
+    );
+    h.llm.enqueue({
+      kind: 'status',
+      status: 400,
+      body: { error: { message: 'invalid request: card 4111 1111 1111 1111', type: 'invalid_request_error', param: null, code: null } },
+    });
+    const failure = await handleThreadTurn(runtime.turnDeps(), other.threadId!).then(
+      () => null,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    expect(failure).toContain('invalid request: card [card •••• 1111]');
+    await handTurnToHuman(runtime.turnDeps(), other.threadId!, failure!);
+    const draft = await runtime.db.draft.findFirstOrThrow({ where: { threadId: other.threadId! } });
+    expect(draft.body).toContain('[card •••• 1111]');
+    expectNoRawValue('the handed-off draft', draft.body);
   });
 
   it('writes no sensitive value to the log, not even one a provider echoed in its error', () => {
