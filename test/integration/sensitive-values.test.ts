@@ -13,6 +13,7 @@ import { promoteThread } from '../../src/app/promote-thread.ts';
 import { openRuntime, type Runtime } from '../../src/app/runtime.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ingestRawMessage, type IngestResult } from '../../src/ingest/ingest-message.ts';
+import { startConsole } from '../../src/console/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startAgentHarness, turnAnswer, type AgentHarness } from '../support/agent-harness.ts';
 import { mailWithAttachments } from '../support/attachment-files.ts';
@@ -42,6 +43,8 @@ const BODY = [
   'Anna',
 ].join('\n');
 
+const PASSWORD = 'correct horse battery staple';
+
 let h: AgentHarness;
 let runtime: Runtime;
 const lines: string[] = [];
@@ -54,7 +57,7 @@ function emailTextOf(request: RecordedRequest): string {
 }
 
 beforeAll(async () => {
-  h = await startAgentHarness({ REPLY_MODE: 'draft' }, { workers: false });
+  h = await startAgentHarness({ REPLY_MODE: 'draft', CONSOLE_PASSWORD: PASSWORD }, { workers: false });
   // A runtime of its own on the same database and model, whose logger keeps every line.
   const logger = createLogger('mask', { level: 'trace', write: (line) => lines.push(line) });
   runtime = await openRuntime(loadConfig(h.env), logger);
@@ -224,6 +227,41 @@ describe('a mail with a card number, CVV, IBAN, password and SSN', () => {
     const draft = await runtime.db.draft.findFirstOrThrow({ where: { threadId: other.threadId! } });
     expect(draft.body).toContain('[card •••• 1111]');
     expectNoRawValue('the handed-off draft', draft.body);
+  });
+
+  it('shows the console’s thread, draft and original-message pages masked; the .eml download keeps the bytes', async () => {
+    const server = await startConsole(runtime, { port: 0 });
+    try {
+      const form = await fetch(`${server.url}/login`);
+      const loginCookie = form.headers.getSetCookie()[0]!.split(';')[0]!;
+      const token = /name="_login" value="([^"]+)"/.exec(await form.text())![1]!;
+      const login = await fetch(`${server.url}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: loginCookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ password: PASSWORD, _login: token }),
+      });
+      const cookie = login.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('sa_session='))!
+        .split(';')[0]!;
+      const get = async (path: string) => {
+        const response = await fetch(`${server.url}${path}`, { headers: { cookie } });
+        expect(response.status, path).toBe(200);
+        return response.text();
+      };
+      for (const path of [`/threads/${ingested.threadId!}`, `/messages/${ingested.id}/original`, '/drafts']) {
+        const page = await get(path);
+        expectNoRawValue(path, page);
+        expect(page, path).toContain('[card •••• 4242]');
+      }
+      const original = await get(`/messages/${ingested.id}/original`);
+      expect(original).toContain('Subject: Double charge on card [card •••• 4242]');
+      expect(original).toContain('password: [password]');
+      expect(await get(`/messages/${ingested.id}/original.eml`)).toContain('password: Sommer2024!');
+    } finally {
+      await server.close();
+    }
   });
 
   it('writes no sensitive value to the log, not even one a provider echoed in its error', () => {
