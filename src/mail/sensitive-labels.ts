@@ -2,8 +2,10 @@
  * Values recognised by the label written before them: card security codes ("CVV: 123"), one-time
  * codes ("verification code 482 913"), passwords ("Passwort: Sommer2024!") and national numbers that
  * are too plain to find alone (a BSN or Steuer-ID is nine or eleven bare digits). Labels are found
- * by one regular expression of literal alternatives (no nested quantifier: linear in the text);
- * the value after a label is read by hand within a bounded window. Pure, no I/O.
+ * by reading the text word by word and looking each word up as the first word of a label (then the
+ * next words, joined by one space or hyphen, must follow); labels in scripts without spaces are
+ * looked for with indexOf. The value after a label is read by hand within a bounded window. Linear
+ * in the text, no regular expression over it. Pure, no I/O.
  */
 import { isDutchBsn, isGermanTaxId, isSwedishPersonnummer, isUsSsn } from './sensitive-checks.ts';
 
@@ -33,7 +35,7 @@ const LABELS: ReadonlyArray<[LabelKind, readonly string[]]> = [
   [
     'password',
     ['password', 'passwd', 'pwd', 'pw', 'passcode', 'passwort', 'kennwort', 'mot de passe', 'mdp', 'contraseña', 'contrasena',
-      'senha', 'wachtwoord', 'lösenord', 'losenord', 'parola', 'parola d’accesso', 'パスワード', '密码', '密碼', 'пароль', 'hasło',
+      'senha', 'wachtwoord', 'lösenord', 'losenord', 'parola', 'パスワード', '密码', '密碼', 'пароль', 'hasło',
       'haslo', 'salasana', 'adgangskode', 'passord', 'şifre', 'sifre', 'heslo', 'jelszó'],
   ],
   ['pin', ['pin', 'pin code', 'pin nummer', 'geheimzahl', 'code pin', 'código pin', 'pincode', 'pinkod']],
@@ -47,14 +49,23 @@ const LABELS: ReadonlyArray<[LabelKind, readonly string[]]> = [
 const KIND_OF = new Map<string, LabelKind>();
 for (const [kind, labels] of LABELS) for (const label of labels) KIND_OF.set(label, kind);
 
-/** The label pattern: longest first, each space or hyphen as one `[ -]`; escaped literals only. */
-const LABEL_PATTERN = new RegExp(
-  [...KIND_OF.keys()]
-    .sort((a, b) => b.length - a.length)
-    .map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[ -]/g, '[ \\-]'))
-    .join('|'),
-  'giu',
-);
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/u;
+
+/** Space-separated labels by their first word, each as its words, longest first. */
+const BY_FIRST_WORD = new Map<string, Array<{ words: string[]; kind: LabelKind }>>();
+/** Labels in scripts written without spaces, found with indexOf. */
+const UNSPACED: Array<{ label: string; kind: LabelKind }> = [];
+for (const [label, kind] of KIND_OF) {
+  if (CJK.test(label)) {
+    UNSPACED.push({ label, kind });
+    continue;
+  }
+  const words = label.split(/[ -]/);
+  const entries = BY_FIRST_WORD.get(words[0]!) ?? [];
+  entries.push({ words, kind });
+  entries.sort((a, b) => b.words.length - a.words.length);
+  BY_FIRST_WORD.set(words[0]!, entries);
+}
 
 /** A value found after a label: the span to replace and what it is. */
 export interface LabelledValue {
@@ -64,8 +75,14 @@ export interface LabelledValue {
 }
 
 const WORD = /[\p{L}\p{N}_]/u;
-const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/u;
-export const isWordChar = (ch: string | undefined): boolean => ch !== undefined && WORD.test(ch);
+
+/** A letter, digit or underscore of any script (ASCII without a regular expression). */
+export function isWordChar(ch: string | undefined): boolean {
+  if (ch === undefined) return false;
+  const c = ch.charCodeAt(0);
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+  return WORD.test(ch);
+}
 
 // Words that may stand between a label and its value ("CVV number is 123", "mon mot de passe est …").
 const FILLERS = new Set(['is', 'ist', 'est', 'es', 'é', 'är', 'er', 'lautet', 'was', 'were', 'code', 'number', 'no', 'nr', 'nummer',
@@ -80,21 +97,63 @@ const MAX_PASSWORD = 128;
 
 /** Every value announced by a label in `text`, in order. */
 export function labelledValues(text: string): LabelledValue[] {
+  const labels = [...spacedLabels(text), ...unspacedLabels(text)].sort((a, b) => a.end - b.end);
   const found: LabelledValue[] = [];
-  LABEL_PATTERN.lastIndex = 0;
-  for (let match = LABEL_PATTERN.exec(text); match !== null; match = LABEL_PATTERN.exec(text)) {
-    const label = match[0];
-    const start = match.index;
-    const end = start + label.length;
-    const cjk = CJK.test(label);
-    if (!cjk && (isWordChar(text[start - 1]) || isWordChar(text[end]))) continue;
-    const kind = KIND_OF.get(label.toLowerCase().replace(/-/g, ' ')) ?? KIND_OF.get(label.toLowerCase());
-    if (!kind) continue;
+  let after = 0;
+  for (const { end, kind } of labels) {
+    if (end < after) continue;
     const value = valueAfter(text, end, kind);
     if (value) {
       found.push(value);
-      LABEL_PATTERN.lastIndex = value.end;
+      after = value.end;
     }
+  }
+  return found;
+}
+
+/** The end of a word (letters and digits of any script) starting at `at`. */
+function wordEnd(text: string, at: number): number {
+  let i = at;
+  while (i < text.length && isWordChar(text[i])) i++;
+  return i;
+}
+
+/** Labels written as words: each word of the text looked up as a label's first word. */
+function spacedLabels(text: string): Array<{ end: number; kind: LabelKind }> {
+  const found: Array<{ end: number; kind: LabelKind }> = [];
+  let i = 0;
+  while (i < text.length) {
+    if (!isWordChar(text[i])) {
+      i++;
+      continue;
+    }
+    const end = wordEnd(text, i);
+    const entries = end - i <= 40 ? BY_FIRST_WORD.get(text.slice(i, end).toLowerCase()) : undefined;
+    const label = entries?.map((e) => ({ end: labelEnd(text, end, e.words), kind: e.kind })).find((m) => m.end > 0);
+    if (label) found.push(label);
+    i = end;
+  }
+  return found;
+}
+
+/** Where a label's later words end when they follow `from` (one space or hyphen before each); 0 when they do not. */
+function labelEnd(text: string, from: number, words: readonly string[]): number {
+  let at = from;
+  for (const word of words.slice(1)) {
+    if (text[at] !== ' ' && text[at] !== '-') return 0;
+    const end = wordEnd(text, at + 1);
+    if (text.slice(at + 1, end).toLowerCase() !== word) return 0;
+    at = end;
+  }
+  return at;
+}
+
+/** Labels in scripts written without spaces (Japanese, Chinese), when the text holds such a script at all. */
+function unspacedLabels(text: string): Array<{ end: number; kind: LabelKind }> {
+  if (!CJK.test(text)) return [];
+  const found: Array<{ end: number; kind: LabelKind }> = [];
+  for (const { label, kind } of UNSPACED) {
+    for (let at = text.indexOf(label); at >= 0; at = text.indexOf(label, at + label.length)) found.push({ end: at + label.length, kind });
   }
   return found;
 }

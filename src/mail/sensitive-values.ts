@@ -222,37 +222,51 @@ function wordValues(text: string): Found[] {
   const found: Found[] = [];
   let i = 0;
   while (i < text.length) {
-    const code = text.charCodeAt(i);
-    if (!isAsciiAlnum(code) || isWordChar(text[i - 1])) {
+    if (!isWordChar(text[i])) {
       i++;
       continue;
     }
+    // A word starts here (words are always consumed whole).
     const end = alnumRun(text, i);
-    const value = wordValue(text, i, end);
+    const value = end > i ? wordValue(text, i, end) : null;
     if (value) found.push(value);
-    i = value ? Math.max(end, value.end) : end;
+    i = value ? value.end : end;
+    while (i < text.length && isWordChar(text[i])) i++;
   }
   return found;
 }
 
+const isLetterCode = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+
 function wordValue(text: string, start: number, end: number): Found | null {
-  const word = text.slice(start, Math.min(end, start + 40)).toUpperCase();
-  const iban = ibanLength(word.slice(0, 2));
-  if (iban !== undefined && /^[A-Z]{2}\d{2}/.test(word)) {
-    const chunks = chunksOf(text, start, iban);
-    if (chunks && isIban(chunks.value.toUpperCase())) return { start, end: chunks.end, kind: 'iban', tail: chunks.value.slice(-4) };
-  }
-  if (/^[A-Z]{2}/.test(text.slice(start, start + 2))) {
-    const nino = chunksOf(text, start, 9);
-    if (nino && nino.value === nino.value.toUpperCase() && isUkNino(nino.value)) return { start, end: nino.end, kind: 'national-id' };
+  const length = end - start;
+  const c0 = text.charCodeAt(start);
+  const c1 = text.charCodeAt(start + 1);
+  if (isLetterCode(c0) && isLetterCode(c1)) {
+    const c2 = text.charCodeAt(start + 2);
+    const c3 = text.charCodeAt(start + 3);
+    // IBAN: two letters, two digits, maybe in groups; NINO: two capitals (then six digits and a letter, maybe in pairs).
+    const iban = isDigitCode(c2) && isDigitCode(c3) ? ibanLength(text.slice(start, start + 2).toUpperCase()) : undefined;
+    if (iban !== undefined) {
+      const chunks = chunksOf(text, start, iban);
+      if (chunks && isIban(chunks.value.toUpperCase())) return { start, end: chunks.end, kind: 'iban', tail: chunks.value.slice(-4) };
+    }
+    if (c0 <= 90 && c1 <= 90 && (length === 2 || length === 9)) {
+      const nino = chunksOf(text, start, 9);
+      if (nino && isUkNino(nino.value)) return { start, end: nino.end, kind: 'national-id' };
+    }
+    if (length === 16 && !isWordChar(text[end]) && isCodiceFiscale(text.slice(start, end).toUpperCase()))
+      return { start, end, kind: 'national-id' };
+    return null;
   }
   if (isWordChar(text[end])) return null;
-  if (word.length === 9 && isSpanishId(word)) return { start, end, kind: 'national-id' };
-  if (word.length === 16 && isCodiceFiscale(word)) return { start, end, kind: 'national-id' };
+  if (length === 9 && (isDigitCode(c0) || isLetterCode(c0)) && isSpanishId(text.slice(start, end).toUpperCase()))
+    return { start, end, kind: 'national-id' };
   // A DNI written with its letter apart: 12345678-Z, 12345678 Z.
-  if (word.length === 8 && /^\d{8}$/.test(word) && (text[end] === '-' || text[end] === ' ') && !isWordChar(text[end + 2])) {
+  if (length === 8 && isDigitCode(c0) && (text[end] === '-' || text[end] === ' ') && !isWordChar(text[end + 2])) {
     const letter = text[end + 1] ?? '';
-    if (/^[A-Za-z]$/.test(letter) && isSpanishId(word + letter.toUpperCase())) return { start, end: end + 2, kind: 'national-id' };
+    const dni = text.slice(start, end) + letter.toUpperCase();
+    if (/^[A-Za-z]$/.test(letter) && isSpanishId(dni)) return { start, end: end + 2, kind: 'national-id' };
   }
   return null;
 }
