@@ -103,19 +103,17 @@ export class OfflineProvider implements LlmProvider {
     const summary = compressSummary(`${request.thread.summary} ${newest}`.trim(), request.summaryTokenCap, pinned);
 
     const answer = resolved ? null : extractiveAnswer(request);
+    const reply = offlineReply({
+      answer: answer?.lines ?? null,
+      language: detectLanguage(latest?.text ?? request.thread.subject),
+      name: firstName(latest?.fromName ?? request.profile?.name ?? null),
+      settled: resolved,
+      openItems,
+      needsHuman,
+      supportName: request.supportName,
+    });
     // Card details or a password in the mail (masked at ingestion): the reply says not to send them.
-    const body = withSensitiveNotice(
-      offlineReply({
-        answer: answer?.lines ?? null,
-        language: detectLanguage(latest?.text ?? request.thread.subject),
-        name: firstName(latest?.fromName ?? request.profile?.name ?? null),
-        settled: resolved,
-        openItems,
-        needsHuman,
-        supportName: request.supportName,
-      }),
-      request.emails,
-    );
+    const body = withSensitiveNotice(reply, request.emails);
 
     const value: MessageTurn = {
       reply: { body, needsHuman },
