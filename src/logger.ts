@@ -1,7 +1,12 @@
 /**
  * Scoped JSON-line logger on stderr. Addresses and bodies belong at `trace` only. Every configured
- * secret value is masked from every line as a last line of defence, should one slip into an error.
+ * secret value is masked from every line as a last line of defence, should one slip into an error;
+ * so is every sensitive value a customer may have written (card numbers, IBANs, codes and passwords
+ * after their labels, national IDs: src/mail/sensitive-values.ts), in the message and in every
+ * string of the fields, errors included.
  */
+import { maskText } from './mail/sensitive-values.ts';
+
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const LEVELS: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, silent: 99 };
 
@@ -42,6 +47,12 @@ export function createLogger(scope: string, options: LoggerOptions): Logger {
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'string') return maskText(value);
+  // A card number logged as a number (13 digits or more) is masked too.
+  if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) >= 1e12) {
+    const masked = maskText(String(value));
+    return masked === String(value) ? value : masked;
+  }
   if (value instanceof Error) {
     const code = (value as { code?: unknown }).code;
     return { name: value.name, message: value.message, ...(code === undefined ? {} : { code }) };

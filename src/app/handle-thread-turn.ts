@@ -5,6 +5,7 @@
  */
 import { newId } from '../ids.ts';
 import type { LlmCallRecord, LlmOutcome, LlmProvider, TurnImages } from '../llm/provider.ts';
+import { withSensitiveNotice } from '../llm/sensitive-notice.ts';
 import type { Logger } from '../logger.ts';
 import { domainOf, FREE_MAIL_DOMAINS } from '../mail/addresses.ts';
 import { composeReply, type ComposedReply } from '../mail/compose-reply.ts';
@@ -194,8 +195,9 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
   const answer = answered.ok && !withheld ? await withSummaryInCap(deps, threadId, thread.state, answered) : answered;
   // A turn whose context was withheld never rewrites the thread's notes.
   const nextState = answer.ok && !withheld ? nextThreadState(deps, threadId, thread.state, answer.value) : thread.state;
+  // A customer who sent card details or a password is told not to, whatever the model wrote.
   const body = answer.ok
-    ? answer.value.reply.body
+    ? withSensitiveNotice(answer.value.reply.body, emails)
     : `[The agent could not draft this reply: the model's answer was invalid twice (${answer.error}). Please answer this customer yourself.]`;
   // The model's own needsHuman is advice; the outbound guard decides whether a person must look.
   const review = answer.ok ? reviewReply({ body, context: prompt.user, now }) : null;

@@ -37,6 +37,7 @@ import { settleDrafts } from '../memory/draft-outcome.ts';
 import { DEFAULT_PARSE_SETTINGS, sharedParsePool, type MessageReader, type ParseSettings } from './parse-pool.ts';
 import type { ReadMessage } from './read-message.ts';
 import { attachmentFileLimits, DEFAULT_ATTACHMENT_SETTINGS, readAttachments, type AttachmentSettings } from './attachment-text.ts';
+import { maskHeaders, maskReadMessage } from './mask-message.ts';
 
 export type IngestSource = { kind: 'imap'; folder: string; uid: number } | { kind: 'replay'; file: string } | { kind: 'api' };
 
@@ -149,7 +150,7 @@ async function prepare(deps: IngestDeps, raw: Buffer, options: IngestOptions): P
   const totalBytes = Math.max(raw.length, options.totalBytes ?? 0);
   if (totalBytes > (deps.settings.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES)) {
     const headers = await reader.readHeaders(raw.subarray(0, TOO_LARGE_KEEP_BYTES));
-    return { kind: 'too-large', headers, totalBytes, keys: [`id:${tooLargeMessageId(headers, raw)}`] };
+    return { kind: 'too-large', headers: maskHeaders(headers), totalBytes, keys: [`id:${tooLargeMessageId(headers, raw)}`] };
   }
   const attachmentSettings = deps.settings.attachments ?? DEFAULT_ATTACHMENT_SETTINGS;
   const read = await reader.read(raw, attachmentFileLimits(attachmentSettings));
@@ -163,7 +164,12 @@ async function prepare(deps: IngestDeps, raw: Buffer, options: IngestOptions): P
     ...read,
     parsed: { ok: true, email: attachments ? { ...email, attachments: attachments.attachments, attachmentText: attachments.text } : email },
   };
-  return { kind: 'read', read: withText, keys: orderKeys(email, email.messageId ?? syntheticMessageId(email), deps.settings) };
+  // Sensitive values are masked here, before anything is stored, logged or prompted (mask-message.ts).
+  return {
+    kind: 'read',
+    read: maskReadMessage(withText),
+    keys: orderKeys(email, email.messageId ?? syntheticMessageId(email), deps.settings),
+  };
 }
 
 /**

@@ -13,6 +13,7 @@ import { compressSummary, MAX_PINNED_ITEMS } from '../memory/thread-state.ts';
 import { countTokens } from '../memory/tokens.ts';
 import type { MessageTurn, SummaryCompression, ThreadPromotion } from './contracts.ts';
 import { offlineThreadPromotion } from './offline-promotion.ts';
+import { withSensitiveNotice } from './sensitive-notice.ts';
 import { contentSentences, declaresSettled, detectLanguage, identifiersIn, offlineReply, requestsIn } from './offline-text.ts';
 import type { CompressionRequest, LlmOutcome, LlmProvider, PromptText, PromotionRequest, TurnRequest } from './provider.ts';
 
@@ -102,7 +103,7 @@ export class OfflineProvider implements LlmProvider {
     const summary = compressSummary(`${request.thread.summary} ${newest}`.trim(), request.summaryTokenCap, pinned);
 
     const answer = resolved ? null : extractiveAnswer(request);
-    const body = offlineReply({
+    const reply = offlineReply({
       answer: answer?.lines ?? null,
       language: detectLanguage(latest?.text ?? request.thread.subject),
       name: firstName(latest?.fromName ?? request.profile?.name ?? null),
@@ -111,6 +112,8 @@ export class OfflineProvider implements LlmProvider {
       needsHuman,
       supportName: request.supportName,
     });
+    // Card details or a password in the mail (masked at ingestion): the reply says not to send them.
+    const body = withSensitiveNotice(reply, request.emails);
 
     const value: MessageTurn = {
       reply: { body, needsHuman },

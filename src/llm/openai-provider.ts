@@ -27,6 +27,7 @@ import type {
   TurnImages,
   TurnRequest,
 } from './provider.ts';
+import { maskText } from '../mail/sensitive-values.ts';
 
 export interface OpenAiSettings {
   apiKey: string | undefined;
@@ -193,8 +194,11 @@ function retryAfterMs(headers: Headers | undefined): number | null {
   return Number.isFinite(date) ? Math.max(0, date - Date.now()) : null;
 }
 
-/** The error's message with anything shaped like an API key masked. */
+/**
+ * The error's message with anything shaped like an API key masked, and any sensitive value a
+ * provider echoed from a request (src/mail/sensitive-values.ts): it is logged and stored with the turn.
+ */
 export function safeMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = maskText(error instanceof Error ? error.message : String(error));
   return message.replace(/\b(sk|key|api)[-_][A-Za-z0-9_*-]{6,}/gi, '$1-***').slice(0, 300);
 }

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { KnowledgePassage } from './knowledge.ts';
 import { activeFacts, DEFAULT_PROFILE_VIEW_LIMITS, renderProfileView } from './profile-view.ts';
 import { orderProfileFacts, traceProfileFacts, type FactInclusion } from './profile-trace.ts';
+import { sensitiveKindsOf, sensitiveNote } from './sensitive-note.ts';
 import { MAX_PINNED_ITEMS } from './thread-state.ts';
 import { countTokens, truncateToTokens, truncateToTokensFromEnd } from './tokens.ts';
 import type { BufferMessage, IncomingEmail, ProfileState, ThreadState } from './types.ts';
@@ -135,10 +136,12 @@ function neutraliseMarkers(text: string): string {
 
 function emailBlock(email: IncomingEmail, nonce: string, text: string): string {
   const from = email.fromName ? `${neutraliseMarkers(email.fromName)} <${email.fromAddress}>` : email.fromAddress;
+  const note = sensitiveNote(sensitiveKindsOf(email));
   return [
     `<<<email ${nonce} from="${from}" date="${email.date.toISOString()}" message-id="${neutraliseMarkers(email.messageId)}">>>`,
     neutraliseMarkers(text),
     `<<<end email ${nonce}>>>`,
+    ...(note ? [note] : []),
   ].join('\n');
 }
 

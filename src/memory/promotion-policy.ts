@@ -13,6 +13,7 @@ import { FACT_CATEGORIES, type FactCategory } from './types.ts';
 import { snakeCase } from './thread-state.ts';
 import { containsFolded, firstTerm, foldedTerm, foldText } from './text-fold.ts';
 import { checkValue, cleanValue, moneyIn, VALUE_RULES } from './value-evidence.ts';
+import { holdsSensitive, maskText } from '../mail/sensitive-values.ts';
 
 const durationOrNull = z.union([
   z.null(),
@@ -84,6 +85,7 @@ const vocabularyEntrySchema = z.object({ values: z.array(z.string().min(1)).min(
  */
 export const DECISION_RULES = [
   'well-formed',
+  'sensitive-value',
   'cited-source',
   'evidence-in-source',
   'evidence-bounded',
@@ -405,6 +407,14 @@ export function decidePromotions(input: DecideInput): Decision[] {
 
     if (!key || !candidate.value || candidate.value.length > 200) {
       decide(false, 'well-formed', 'key must fold to snake_case ASCII and value be 1-200 characters');
+      continue;
+    }
+    // A masked or a raw sensitive value (a card number, an IBAN, a code, a password, a national
+    // ID) never enters the durable profile, whatever key it comes under (sensitive-values.ts).
+    if (holdsSensitive(candidate.value) || holdsSensitive(raw.evidence) || holdsSensitive(raw.key)) {
+      // The decision is recorded: with the values masked, never as the model wrote them.
+      Object.assign(candidate, { key: maskText(candidate.key), value: maskText(candidate.value), evidence: maskText(raw.evidence) });
+      decide(false, 'sensitive-value', 'the value or its evidence holds a card number, IBAN, code, password or national ID (or its mask)');
       continue;
     }
     if (!source) {

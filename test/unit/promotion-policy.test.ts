@@ -151,8 +151,21 @@ describe('the promotion policy', () => {
     ['a value of invisible characters only', { value: '\u200b\u200b' }, false, 'well-formed'],
     ['a key written only in Japanese', { key: '連絡時間' }, false, 'well-formed'],
     ['a value over 200 characters', { value: 'e'.repeat(201) }, false, 'well-formed'],
+    ['a masked card number as the value', { key: 'payment_card', value: '[card •••• 4242]', category: 'other' }, false, 'sensitive-value'],
+    ['a masked IBAN in the evidence', { evidence: 'refund to [iban •••• 3000] please' }, false, 'sensitive-value'],
+    ['a raw card number as the value', { key: 'card_number', value: '4242 4242 4242 4242', category: 'other' }, false, 'sensitive-value'],
+    ['a raw IBAN as the value', { key: 'iban', value: 'DE89370400440532013000', category: 'other' }, false, 'sensitive-value'],
+    ['a masked password', { key: 'note', value: 'password is [password]', category: 'other' }, false, 'sensitive-value'],
+    ['a masked one-time code in the evidence', { evidence: 'the code [one-time code] did not work' }, false, 'sensitive-value'],
+    ['a masked national ID', { key: 'tax_id', value: '[national id]', category: 'identity' }, false, 'sensitive-value'],
   ])('%s → %s by %s', (_name, overrides, accepted, rule) => {
     expect(decideOne(overrides)).toMatchObject({ accepted, rule });
+  });
+
+  it('records a sensitive value it rejects masked, never as the model wrote it', () => {
+    const decision = decideOne({ key: 'card_number', value: '4242 4242 4242 4242', category: 'other', evidence: 'CVV: 123' });
+    expect(decision).toMatchObject({ accepted: false, rule: 'sensitive-value' });
+    expect(decision.candidate).toMatchObject({ value: '[card •••• 4242]', evidence: 'CVV: [cvv]' });
   });
 
   it('documents every rule it can name, in the order it applies them', () => {

@@ -19,6 +19,7 @@ import { handedOffThreads, unknownSends, type HandedOffThread, type UnknownSend 
 import { countDraftsToReview, draftsToReview, draftThreadId, recentlyHandledDrafts, type DraftCard } from '../../store/draft-review.ts';
 import { TAGGED_THREADS_LIMIT, threadsWithTag, type TaggedThread } from '../../store/thread-tags.ts';
 import type { DraftFlag } from '../../store/turns.ts';
+import { maskText } from '../../mail/sensitive-values.ts';
 import { listMailboxes } from '../../store/mailboxes.ts';
 import { formText, readForm, readParam } from '../forms.ts';
 import { heading, html, list, mailText, time, type SafeHtml } from '../html.ts';
@@ -202,7 +203,7 @@ export function draftCard(draft: DraftCard, session: Session, returnTo: ReturnTo
       ${
         draft.customerWrote.length === 0
           ? html`<p class="muted">No message recorded for this turn.</p>`
-          : draft.customerWrote.map((m) => mailText(m.text))
+          : draft.customerWrote.map((m) => mailText(maskText(m.text)))
       }
       ${heading(sub, 'Thread summary')}
       ${thread.summary ? html`<p>${thread.summary}</p>` : html`<p class="muted">none yet</p>`}

@@ -21,6 +21,7 @@ import {
   type ThreadMessage,
 } from '../../store/thread-view.ts';
 import { formatBytes } from '../../mail/attachments.ts';
+import { maskText } from '../../mail/sensitive-values.ts';
 import type { ConsoleContext } from '../context.ts';
 import { csrfField } from '../csrf.ts';
 import { readParam } from '../forms.ts';
@@ -58,7 +59,7 @@ function messageCard(m: ThreadMessage): SafeHtml {
     ${m.authDmarc === 'fail' ? html` · <span class="badge badge-bad">DMARC failed</span>` : ''}
     · To ${m.toAddresses.join(', ') || 'nobody'}
   </p>
-  ${mailText(m.extractedText || '(no new text)')}
+  ${mailText(maskText(m.extractedText) || '(no new text)')}
   ${m.attachments.length > 0 ? html`<h4>Attachments</h4>${list(m.attachments.map(attachmentLine))}` : ''}
   <p><a href="/messages/${m.id}/original" aria-describedby="${titleId}">Full original</a></p>
 </article>`;
@@ -179,7 +180,10 @@ export async function promoteThreadAction(c: ConsoleContext): Promise<Response> 
   return c.redirect(`/threads/${threadId}?notice=promotion-queued`, 303);
 }
 
-/** The message exactly as received (or, for the agent's replies, as composed), shown as text. */
+/**
+ * The message as received (or, for the agent's replies, as composed), shown as text with its
+ * sensitive values masked; the download below keeps the bytes as they arrived.
+ */
 export async function originalMessagePage(c: ConsoleContext): Promise<Response> {
   const id = readParam(c, 'id');
   const { db } = c.get('runtime');
@@ -196,7 +200,7 @@ export async function originalMessagePage(c: ConsoleContext): Promise<Response> 
 </p>
 ${raw ? '' : html`<p class="muted">The agent composed this message; its full text is shown.</p>`}
 ${raw && raw.length > RAW_DISPLAY_LIMIT ? html`<p class="muted">Showing the first ${RAW_DISPLAY_LIMIT} bytes; download the file for the rest.</p>` : ''}
-${mailText(text)}`;
+${mailText(maskText(text))}`;
   return c.html(renderPage({ title: 'Original message', section: null, session: c.get('session'), body }));
 }
 
