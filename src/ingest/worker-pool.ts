@@ -137,6 +137,9 @@ export class WorkerPool<Job, Result> {
         resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb },
         // Each worker would see a copy of the parent's environment; it reads none of it.
         env: {},
+        // Nor the parent's `--import tsx`: the entry registers tsx itself, after loading what must
+        // not go through its hooks (pdf-bounded.mjs).
+        execArgv: [],
       });
     } catch (error) {
       this.giveUp(error);

@@ -1,26 +1,11 @@
 /**
- * The text of a PDF by PDF.js, within a budget of decoded bytes. Runs only inside a worker thread
- * (the attachment reader pool, src/ingest/attachment-pool.ts, and the knowledge import's PDF
- * worker, pdf-text.ts): it replaces that thread's `DecompressionStream`.
- *
- * Why a budget: PDF.js decodes whole streams into ArrayBuffers, which live outside the worker's V8
- * heap limit (`resourceLimits`), so a 400 KB FlateDecode stream that inflates to 400 MB took the
- * whole process to 1.55 GB RSS. Every decoded byte PDF.js makes goes one of two ways, and both are
- * charged to one budget per document, `MAX_PDF_DECODED_BYTES`, before the memory is taken:
- * - `DecodeStream.ensureBuffer` (Flate, LZW, RunLength, ASCII85/Hex, predictors, CCITT, Crypt,
- *   chained filters: every decoder that grows its output buffer) — PDF.js's worker bundle is loaded
- *   from its source with one line added there (checked on load: if the line is not found, no PDF is
- *   read at all, rather than one read without the bound);
- * - the native `DecompressionStream` PDF.js prefers for Flate (and Brotli), wrapped so that each
- *   output chunk is counted.
- * Past the budget every further charge throws: PDF.js gives up on that stream (or the document), and
- * the reading comes back as `{ ok: false }` with the reason, whatever text PDF.js still produced.
+ * The text of a PDF by PDF.js, within a budget of decoded bytes (pdf-bounded.mjs, which loads
+ * PDF.js patched for it and must be imported by the worker's entry before tsx: see there). Runs
+ * only inside a worker thread: the attachment reader pool (src/ingest/attachment-pool.ts) and the
+ * knowledge import's PDF worker (pdf-text.ts). A document over the budget comes back as
+ * `{ ok: false, bomb: true }` with the reason, whatever text PDF.js still produced.
  */
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-
-/** Bytes of decoded stream data (buffer growth, counted as allocated) one PDF may make. */
-export const MAX_PDF_DECODED_BYTES = 128 * 1024 * 1024;
+import type * as Pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 
 export interface PdfExtractLimits {
   maxPages: number;
@@ -29,84 +14,43 @@ export interface PdfExtractLimits {
 
 export type PdfExtract = { ok: true; text: string; title: string | null; pages: number; totalPages: number } | { ok: false; reason: string; bomb?: true };
 
-/** The line of PDF.js's `DecodeStream.ensureBuffer` before which the charge is added. */
-const ENSURE_BUFFER_ALLOC = '    const buffer2 = new Uint8Array(size);\n    buffer2.set(buffer);\n';
-const CHARGE_HOOK = '__supportAgentPdfDecodeCharge';
+type PdfjsModule = typeof Pdfjs;
 
-class DecodeBudgetError extends Error {}
-
-const budget = { used: 0, exceeded: false };
-
-function charge(bytes: number): void {
-  budget.used += Math.max(0, bytes);
-  if (budget.exceeded || budget.used > MAX_PDF_DECODED_BYTES) {
-    budget.exceeded = true;
-    throw new DecodeBudgetError(`decoded streams over ${MAX_PDF_DECODED_BYTES / (1024 * 1024)} MB`);
-  }
+interface DecodeBudget {
+  max: number;
+  exceeded: boolean;
+  reset(): void;
 }
 
-/** `DecompressionStream` whose output is charged to the budget chunk by chunk. */
-function boundedDecompressionStream(native: typeof DecompressionStream): typeof DecompressionStream {
-  return class BoundedDecompressionStream {
-    readonly readable: DecompressionStream['readable'];
-    readonly writable: DecompressionStream['writable'];
-    constructor(format: ConstructorParameters<typeof DecompressionStream>[0]) {
-      const inner = new native(format);
-      this.writable = inner.writable;
-      this.readable = inner.readable.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            charge(chunk.byteLength);
-            controller.enqueue(chunk);
-          },
-        }),
-      );
-    }
-  } as unknown as typeof DecompressionStream;
-}
-
-type PdfjsModule = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
-let loaded: Promise<PdfjsModule> | null = null;
-
-/** PDF.js with its worker bundle patched for the budget, loaded once per thread. */
-function loadPdfjs(): Promise<PdfjsModule> {
-  loaded ??= (async () => {
-    const workerPath = createRequire(import.meta.url).resolve('pdfjs-dist/legacy/build/pdf.worker.mjs');
-    const source = await readFile(workerPath, 'utf8');
-    const at = source.indexOf(ENSURE_BUFFER_ALLOC);
-    if (at < 0 || source.indexOf(ENSURE_BUFFER_ALLOC, at + 1) >= 0)
-      throw new Error("this PDF.js version's stream decoding cannot be bounded (DecodeStream.ensureBuffer changed)");
-    const patched = `${source.slice(0, at)}    globalThis.${CHARGE_HOOK}(size - buffer.byteLength);\n${source.slice(at)}`;
-    const g = globalThis as Record<string, unknown>;
-    g[CHARGE_HOOK] = charge;
-    g.DecompressionStream = boundedDecompressionStream(DecompressionStream);
-    // PDF.js in Node runs its "worker" side in this thread when `pdfjsWorker` is set.
-    g.pdfjsWorker = await import(`data:text/javascript;base64,${Buffer.from(patched).toString('base64')}`);
-    return import('pdfjs-dist/legacy/build/pdf.mjs');
-  })();
-  return loaded;
+/** What pdf-bounded.mjs left on `globalThis`: PDF.js and its budget, or why it could not load them. */
+function boundedPdfjs(): { pdfjs: PdfjsModule; budget: DecodeBudget } | { error: string } {
+  const loaded = (globalThis as { __supportAgentPdfjs?: { pdfjs: PdfjsModule; budget: DecodeBudget } | { error: string } })
+    .__supportAgentPdfjs;
+  return loaded ?? { error: 'the bounded PDF reader was not loaded in this thread (pdf-bounded.mjs)' };
 }
 
 /** Reads page by page within the page and character caps. Never rejects. */
 export async function extractPdfText(bytes: Uint8Array, limits: PdfExtractLimits): Promise<PdfExtract> {
-  budget.used = 0;
-  budget.exceeded = false;
+  const loaded = boundedPdfjs();
+  if ('error' in loaded) return { ok: false, reason: loaded.error };
+  const { pdfjs, budget } = loaded;
+  budget.reset();
   let result: PdfExtract;
   try {
-    result = await readPages(await loadPdfjs(), bytes, limits);
+    result = await readPages(pdfjs, budget, bytes, limits);
   } catch (error) {
     result = { ok: false, reason: String((error as Error)?.message ?? error).slice(0, 300) };
   }
   if (budget.exceeded)
     return {
       ok: false,
-      reason: `its streams decode to more than ${MAX_PDF_DECODED_BYTES / (1024 * 1024)} MB (a decompression bomb?)`,
+      reason: `its streams decode to more than ${budget.max / (1024 * 1024)} MB (a decompression bomb?)`,
       bomb: true,
     };
   return result;
 }
 
-async function readPages(pdfjs: PdfjsModule, bytes: Uint8Array, limits: PdfExtractLimits): Promise<PdfExtract> {
+async function readPages(pdfjs: PdfjsModule, budget: DecodeBudget, bytes: Uint8Array, limits: PdfExtractLimits): Promise<PdfExtract> {
   const task = pdfjs.getDocument({
     data: bytes,
     // No fonts, scripts or network: text only.
