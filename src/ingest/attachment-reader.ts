@@ -54,7 +54,10 @@ async function pdfResult(request: ReaderRequest): Promise<ReaderResult> {
   const pdf = await extractPdfText(request.bytes, { maxPages: request.maxPdfPages ?? 50, maxChars: request.maxChars });
   if (!pdf.ok) {
     if (pdf.bomb) return { ok: false, reason: pdf.reason };
-    return { ok: false, reason: /password/i.test(pdf.reason) ? 'it is encrypted (password-protected)' : `it is not a readable PDF: ${pdf.reason}` };
+    return {
+      ok: false,
+      reason: /password/i.test(pdf.reason) ? 'it is encrypted (password-protected)' : `it is not a readable PDF: ${pdf.reason}`,
+    };
   }
   const notes = [`${pdf.totalPages} page${pdf.totalPages === 1 ? '' : 's'}`];
   if (pdf.pages < pdf.totalPages) notes.push(`only the first ${pdf.pages} read`);
@@ -159,4 +162,3 @@ function delimiterOf(text: string): string {
   const count = (c: string) => first.split(c).length - 1;
   return count(';') > count(',') ? ';' : ',';
 }
-

@@ -61,8 +61,15 @@ export interface AttachmentReading {
  * the message's text cap depends on the ones before); files of different messages are read side by
  * side by the pool. Never throws.
  */
-export async function readAttachments(email: ParsedEmail, settings: AttachmentSettings, logger: Logger = silentLogger): Promise<AttachmentReading> {
-  const pool = sharedReaderPool({ workers: Math.max(1, settings.workers), timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb }, logger);
+export async function readAttachments(
+  email: ParsedEmail,
+  settings: AttachmentSettings,
+  logger: Logger = silentLogger,
+): Promise<AttachmentReading> {
+  const pool = sharedReaderPool(
+    { workers: Math.max(1, settings.workers), timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb },
+    logger,
+  );
   const files = new Map((email.attachmentFiles ?? []).map((f) => [f.index, f.bytes]));
   const read: ReadAttachment[] = [];
   let left = settings.textMaxChars;

@@ -50,6 +50,9 @@ export function unzipBounded(bytes: Uint8Array, wanted: (name: string) => boolea
     entryCount++;
     if (entryCount > limits.maxEntries)
       throw new ZipLimitError(`it has more than ${limits.maxEntries.toLocaleString('en-US')} entries in the archive`);
+    // Only stored (0) and deflated (8) entries are read; fflate has no inflater for the others.
+    if (file.compression !== 0 && file.compression !== 8)
+      throw new Error(`an entry uses compression method ${file.compression}, which is not read`);
     const chunks: Uint8Array[] | null = wanted(file.name) ? [] : null;
     if (chunks) kept.set(file.name, chunks);
     file.ondata = (error, data) => {

@@ -27,11 +27,7 @@ export interface PoolLimits {
 }
 
 /** Why a job got no answer from its worker. */
-export type JobFailure =
-  | { kind: 'timeout' }
-  | { kind: 'out-of-memory' }
-  | { kind: 'crashed'; message: string }
-  | { kind: 'closed' };
+export type JobFailure = { kind: 'timeout' } | { kind: 'out-of-memory' } | { kind: 'crashed'; message: string } | { kind: 'closed' };
 
 export interface PoolJobs<Job, Result> {
   /** Names the pool in the log line said when no worker can start ("parse", "attachment reader"). */
@@ -202,7 +198,9 @@ export class WorkerPool<Job, Result> {
     }
     if (pending) {
       const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-      pending.resolve(this.jobs.failure(pending.job, outOfMemory ? { kind: 'out-of-memory' } : { kind: 'crashed', message: error.message }));
+      pending.resolve(
+        this.jobs.failure(pending.job, outOfMemory ? { kind: 'out-of-memory' } : { kind: 'crashed', message: error.message }),
+      );
     }
     this.dispatch();
   }

@@ -12,7 +12,8 @@ export interface PdfExtractLimits {
   maxChars: number;
 }
 
-export type PdfExtract = { ok: true; text: string; title: string | null; pages: number; totalPages: number } | { ok: false; reason: string; bomb?: true };
+export type PdfExtract =
+  { ok: true; text: string; title: string | null; pages: number; totalPages: number } | { ok: false; reason: string; bomb?: true };
 
 type PdfjsModule = typeof Pdfjs;
 

@@ -64,15 +64,40 @@ function header(signature: number, fields: Array<[number, 2 | 4]>): Buffer {
 function local(entry: ZipEntry): Buffer {
   const name = Buffer.from(entry.name, 'utf8');
   // version, flags, method, time, date, crc, compressed, size, name length, extra length
-  const fields: Array<[number, 2 | 4]> = [[20, 2], [0, 2], [entry.method, 2], [0, 2], [0x21, 2], [entry.crc, 4], [entry.data.length, 4], [entry.size, 4], [name.length, 2], [0, 2]];
+  const fields: Array<[number, 2 | 4]> = [
+    [20, 2],
+    [0, 2],
+    [entry.method, 2],
+    [0, 2],
+    [0x21, 2],
+    [entry.crc, 4],
+    [entry.data.length, 4],
+    [entry.size, 4],
+    [name.length, 2],
+    [0, 2],
+  ];
   return Buffer.concat([header(0x04034b50, fields), name, entry.data]);
 }
 
 function central(entry: ZipEntry, offset: number): Buffer {
   const name = Buffer.from(entry.name, 'utf8');
   const fields: Array<[number, 2 | 4]> = [
-    [20, 2], [20, 2], [0, 2], [entry.method, 2], [0, 2], [0x21, 2], [entry.crc, 4], [entry.data.length, 4], [entry.size, 4],
-    [name.length, 2], [0, 2], [0, 2], [0, 2], [0, 2], [0, 4], [offset, 4],
+    [20, 2],
+    [20, 2],
+    [0, 2],
+    [entry.method, 2],
+    [0, 2],
+    [0x21, 2],
+    [entry.crc, 4],
+    [entry.data.length, 4],
+    [entry.size, 4],
+    [name.length, 2],
+    [0, 2],
+    [0, 2],
+    [0, 2],
+    [0, 2],
+    [0, 4],
+    [offset, 4],
   ];
   return Buffer.concat([header(0x02014b50, fields), name]);
 }
@@ -101,7 +126,17 @@ export function zipArchive(entries: readonly ZipEntry[], hidden?: readonly ZipEn
   parts.push(...directory);
   if (hidden) parts.push(...hidden.map(local));
   const count = Math.min(listed.length, 0xffff);
-  parts.push(header(0x06054b50, [[0, 2], [0, 2], [count, 2], [count, 2], [centralSize, 4], [centralStart, 4], [0, 2]]));
+  parts.push(
+    header(0x06054b50, [
+      [0, 2],
+      [0, 2],
+      [count, 2],
+      [count, 2],
+      [centralSize, 4],
+      [centralStart, 4],
+      [0, 2],
+    ]),
+  );
   return Buffer.concat(parts);
 }
 
@@ -184,7 +219,11 @@ export async function buildBombs(): Promise<Bomb[]> {
       filename: 'two-faced.docx',
       contentType: DOCX_TYPE,
       content: zipArchive(
-        [storedEntry('[Content_Types].xml', DOCX_TYPES), storedEntry('_rels/.rels', DOCX_RELS), storedEntry('word/document.xml', docxParagraph('The visible letter.'))],
+        [
+          storedEntry('[Content_Types].xml', DOCX_TYPES),
+          storedEntry('_rels/.rels', DOCX_RELS),
+          storedEntry('word/document.xml', docxParagraph('The visible letter.')),
+        ],
         [storedEntry('[Content_Types].xml', DOCX_TYPES), storedEntry('_rels/.rels', DOCX_RELS), gigabyteXml],
       ),
     },
@@ -192,10 +231,7 @@ export async function buildBombs(): Promise<Bomb[]> {
       name: 'docx, 16 media entries of 256 MB each',
       filename: 'media.docx',
       contentType: DOCX_TYPE,
-      content: zipArchive([
-        storedEntry('word/document.xml', docxParagraph('x')),
-        ...Array.from({ length: 16 }, (_, i) => mediaEntry(i)),
-      ]),
+      content: zipArchive([storedEntry('word/document.xml', docxParagraph('x')), ...Array.from({ length: 16 }, (_, i) => mediaEntry(i))]),
     },
     {
       name: 'xlsx, sheet1.xml inflating to 1 GB',
@@ -213,7 +249,9 @@ export async function buildBombs(): Promise<Bomb[]> {
       name: 'nested archives (a zip of 10 zips of 256 MB bombs)',
       filename: 'nested.zip',
       contentType: 'application/zip',
-      content: zipArchive(Array.from({ length: 10 }, (_, i) => storedEntry(`inner-${i}.zip`, zipArchive([{ ...mediaEntry(i), name: `bomb-${i}.bin` }])))),
+      content: zipArchive(
+        Array.from({ length: 10 }, (_, i) => storedEntry(`inner-${i}.zip`, zipArchive([{ ...mediaEntry(i), name: `bomb-${i}.bin` }]))),
+      ),
     },
     {
       name: 'docx, billion-laughs entities in document.xml',
