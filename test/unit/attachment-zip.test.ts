@@ -77,7 +77,11 @@ describe('Word XML read from the entry measured', () => {
   it.each([
     ['paragraphs with a blank line between', '<w:p><w:r><w:t>One</w:t></w:r></w:p><w:p><w:r><w:t>Two</w:t></w:r></w:p>', 'One\n\nTwo'],
     ['runs joined, tabs and breaks kept', '<w:p><w:r><w:t>A</w:t><w:tab/><w:t>B</w:t><w:br/><w:t>C</w:t></w:r></w:p>', 'A\tB\nC'],
-    ['deleted text and field codes left out', '<w:p><w:r><w:t>kept</w:t><w:delText>gone</w:delText><w:instrText>PAGE</w:instrText></w:r></w:p>', 'kept'],
+    [
+      'deleted text and field codes left out',
+      '<w:p><w:r><w:t>kept</w:t><w:delText>gone</w:delText><w:instrText>PAGE</w:instrText></w:r></w:p>',
+      'kept',
+    ],
     [
       'a table as rows of cells',
       '<w:tbl><w:tr><w:tc><w:p><w:r><w:t>SKU</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>Qty</w:t></w:r></w:p></w:tc></w:tr><w:tr><w:tc><w:p><w:r><w:t>K-5</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>2</w:t></w:r></w:p></w:tc></w:tr></w:tbl>',
@@ -90,7 +94,10 @@ describe('Word XML read from the entry measured', () => {
   });
 
   it('never expands DTD entities ("billion laughs"): the text stays as small as the file', () => {
-    const entities = ['<!ENTITY a "aaaaaaaaaa">', ...Array.from({ length: 8 }, (_, i) => `<!ENTITY a${i + 1} "${`&a${i === 0 ? '' : i};`.repeat(10)}">`)];
+    const entities = [
+      '<!ENTITY a "aaaaaaaaaa">',
+      ...Array.from({ length: 8 }, (_, i) => `<!ENTITY a${i + 1} "${`&a${i === 0 ? '' : i};`.repeat(10)}">`),
+    ];
     const xml = `<?xml version="1.0"?><!DOCTYPE w:document [${entities.join('')}]>${doc('<w:p><w:r><w:t>&a8;</w:t></w:r></w:p>')}`;
     const result = officeText(docx(xml), 1_000_000);
     expect(result.ok && result.text.length).toBeLessThan(100);
