@@ -13,8 +13,10 @@
 //   at all, rather than one read without the bound;
 // - the native DecompressionStream PDF.js prefers for Flate, wrapped so each output chunk is counted.
 // Past the budget every further charge throws, so PDF.js gives up on that stream or document.
+import { Buffer } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { TransformStream } from 'node:stream/web';
 
 /** Bytes of decoded stream data (buffer growth, counted as allocated) one PDF may make. */
 const MAX_PDF_DECODED_BYTES = 128 * 1024 * 1024;
