@@ -27,7 +27,8 @@ function readerJobs(limits: PoolLimits): PoolJobs<ReaderRequest, ReaderResult> {
   return {
     name: 'attachment reader',
     request(job, id) {
-      const copy = Uint8Array.from(job.bytes);
+      // A copy (memcpy; `Uint8Array.from` would iterate byte by byte), so the caller's buffer stays.
+      const copy = new Uint8Array(job.bytes);
       const message: ReaderWorkerRequest = { ...job, id, bytes: copy };
       return { message, transfer: [copy.buffer] };
     },
