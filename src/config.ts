@@ -208,6 +208,7 @@ const envSchema = z.object({
   ATTACHMENT_TEXT_MAX_CHARS: z.coerce.number().int().min(0).max(200_000).default(20_000),
   ATTACHMENT_TIMEOUT: duration.default(15_000),
   ATTACHMENT_WORKER_MEMORY: z.coerce.number().int().min(64).max(4_096).default(256),
+  ATTACHMENT_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
   ATTACHMENT_MAX_PDF_PAGES: positiveInt.default(50),
   ATTACHMENT_TOKEN_CAP: z.coerce.number().int().min(0).default(400),
 
@@ -350,6 +351,7 @@ function grouped(e: z.output<typeof envSchema>) {
         textMaxChars: e.ATTACHMENT_TEXT_MAX_CHARS,
         timeoutMs: e.ATTACHMENT_TIMEOUT,
         memoryMb: e.ATTACHMENT_WORKER_MEMORY,
+        workers: e.ATTACHMENT_WORKERS,
         maxPdfPages: e.ATTACHMENT_MAX_PDF_PAGES,
       },
       /** Tokens of the reply prompt given to the current turn's attachments (0 leaves them out). */

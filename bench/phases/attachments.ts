@@ -6,7 +6,7 @@
  * includes the worker threads.
  */
 import { DEFAULT_ATTACHMENT_SETTINGS, attachmentFileLimits, readAttachments } from '../../src/ingest/attachment-text.ts';
-import { MAX_INFLATED_BYTES } from '../../src/ingest/attachment-reader.ts';
+import { MAX_INFLATED_BYTES } from '../../src/ingest/attachment-zip.ts';
 import { readMessage } from '../../src/ingest/read-message.ts';
 import { buildDocx, buildPdf, mailWithAttachments, type MailPart } from '../../test/support/attachment-files.ts';
 import type { PhaseContext } from '../phase-process.ts';

@@ -7,6 +7,7 @@
  */
 import { simpleParser } from 'mailparser';
 import type { Runtime } from '../../src/app/runtime.ts';
+import { DEFAULT_ATTACHMENT_SETTINGS } from '../../src/ingest/attachment-text.ts';
 import { ingestInOrder, MAX_SIDE_BY_SIDE, type IngestDeps, type IngestItem } from '../../src/ingest/ingest-message.ts';
 import { openHarness, openPgliteRuntime, pollerIngestDeps } from '../agent.ts';
 import { countSqlStatements, describeCpu, startCpuMeter } from '../cpu.ts';
@@ -14,6 +15,7 @@ import { describeCorpus, generateCorpus, type GeneratedMail } from '../generate-
 import type { PhaseContext } from '../phase-process.ts';
 import { figure, megabytes, NO_TARGET, round, type PhaseResult } from '../report.ts';
 import { RssSampler, settle } from '../rss.ts';
+import { withAttachments } from '../attached-corpus.ts';
 
 const TARGET_RATIO = 0.25;
 
@@ -92,6 +94,7 @@ export async function runIngestion(ctx: PhaseContext, backend: 'postgresql' | 'p
   const parseSecond = await parseOnlyRate(corpus);
   const parseRate = Math.max(parseFirst, parseSecond);
   const label = backend === 'postgresql' ? 'PostgreSQL' : 'PGlite (file-backed, DATA_DIR)';
+  const attached = await attachedFigure(ctx, deps, corpus, label);
   const details = `${count} messages in order, in chunks of ${POLLER_CHUNK} as the poller fetches them (related messages stored in order, up to ${MAX_SIDE_BY_SIDE} unrelated ones side by side, the next parsed meanwhile); ${run.processed} customer messages stored, ${run.skipped} skipped (auto-replies), ${run.replyNeeded} needed a reply and ${waitingJobs} turn jobs (deduplicated per thread) were waiting in BullMQ afterwards; parse-only runs right after: ${parseFirst.toFixed(0)} and ${parseSecond.toFixed(0)} msg/s (the faster is the baseline)`;
   return {
     figures: [
@@ -113,6 +116,7 @@ export async function runIngestion(ctx: PhaseContext, backend: 'postgresql' | 'p
         met: null,
         notes: `baseline: RSS of the same process just before the timed ingestion (runtime open, ${count}-message corpus in memory); ${rss.samples} samples`,
       }),
+      attached,
     ],
     inputs: {
       [`ingestion-${backend}`]: {
@@ -129,4 +133,28 @@ export async function runIngestion(ctx: PhaseContext, backend: 'postgresql' | 'p
       },
     },
   };
+}
+
+/**
+ * The same ingestion over a corpus where every mail has an attachment (a PDF, a Word file or a CSV
+ * in turn, attached-corpus.ts), against parse-only on those same bytes, in the same run: what the
+ * warm attachment readers cost when every message needs one.
+ */
+async function attachedFigure(ctx: PhaseContext, deps: IngestDeps, corpus: readonly GeneratedMail[], label: string) {
+  const attached = withAttachments(corpus.slice(0, ctx.quick ? 60 : 300));
+  const run = await ingestAll(deps, attached);
+  const rate = attached.length / run.seconds;
+  const parseRate = Math.max(await parseOnlyRate(attached), await parseOnlyRate(attached));
+  ctx.log(
+    `${label}, every mail with an attachment: ${attached.length} in ${run.seconds.toFixed(1)} s (${rate.toFixed(1)}/s), parse-only ${parseRate.toFixed(0)}/s`,
+  );
+  return figure({
+    name: `1. ingestion rate, every mail with an attachment, ${label}`,
+    value: rate,
+    unit: 'msg/s',
+    baseline: parseRate,
+    target: NO_TARGET,
+    met: null,
+    notes: `${attached.length} messages, each with one readable file (a 2-page PDF, a .docx or a CSV in turn) read by the warm attachment readers (ATTACHMENT_WORKERS=${DEFAULT_ATTACHMENT_SETTINGS.workers}); parse-only (mailparser) on the same bytes, the faster of two runs`,
+  });
 }

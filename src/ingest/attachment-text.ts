@@ -2,17 +2,16 @@
  * Attachments that count: at ingestion, the text of each attachment a customer sent is read (PDF,
  * plain text, CSV/TSV, HTML, Word, Excel, OpenDocument), up to a cap per file and per message, and
  * stored with the message for the reply prompt; images are named with their size. A file is
- * untrusted input, so each one is read in a worker thread of its own (PDFs by PDF.js in the
- * knowledge base's PDF worker, src/knowledge/pdf-text.ts; everything else by
- * attachment-worker-main.ts), with a time limit after which the thread is terminated and a V8 heap
- * limit. A file too large, encrypted, corrupt, hostile or of a type not read is noted with the
- * reason ("skipped, because …"), never fatal: the mail is ingested either way. Never throws.
+ * untrusted input, so each one is read by a warm reader worker (attachment-pool.ts) with a time
+ * limit, a V8 heap limit and readers that bound their own buffers. A file too large, encrypted,
+ * corrupt, hostile, or that kills its reader, is noted with the reason ("skipped, because …"),
+ * never fatal: the mail is ingested either way. Never throws.
  */
-import { Worker } from 'node:worker_threads';
+import { silentLogger, type Logger } from '../logger.ts';
 import { attachmentKind, formatBytes, renderAttachmentText, type ReadAttachment } from '../mail/attachments.ts';
 import type { AttachmentExtraction, AttachmentInfo, ParsedEmail } from '../mail/parse-message.ts';
-import { pdfText } from '../knowledge/pdf-text.ts';
-import type { ReaderKind, ReaderRequest, ReaderResult } from './attachment-reader.ts';
+import { sharedReaderPool } from './attachment-pool.ts';
+import type { ReaderRequest, ReaderResult } from './attachment-reader.ts';
 import type { AttachmentFileLimits } from './read-message.ts';
 
 export interface AttachmentSettings {
@@ -24,8 +23,10 @@ export interface AttachmentSettings {
   textMaxChars: number;
   /** One file's reading is stopped after this long (ATTACHMENT_TIMEOUT). */
   timeoutMs: number;
-  /** The reading worker's V8 heap limit in MB (ATTACHMENT_WORKER_MEMORY). */
+  /** Each reader worker's V8 heap limit in MB (ATTACHMENT_WORKER_MEMORY). */
   memoryMb: number;
+  /** Reader workers kept warm (ATTACHMENT_WORKERS): files of different messages are read side by side. */
+  workers: number;
   /** At most this many pages of a PDF are read. */
   maxPdfPages: number;
 }
@@ -36,6 +37,7 @@ export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = {
   textMaxChars: 20_000,
   timeoutMs: 15_000,
   memoryMb: 256,
+  workers: 2,
   maxPdfPages: 50,
 };
 
@@ -55,24 +57,24 @@ export interface AttachmentReading {
 }
 
 /**
- * One message's attachments are read at a time in the process (messages of a fetched chunk are
- * prepared side by side): at most one reading worker, and its heap limit, exists at once.
+ * Reads the text of a parsed message's attachments, one file after the other (each file's share of
+ * the message's text cap depends on the ones before); files of different messages are read side by
+ * side by the pool. Never throws.
  */
-let queue: Promise<unknown> = Promise.resolve();
-
-/** Reads the text of a parsed message's attachments, one file after the other. Never throws. */
-export function readAttachments(email: ParsedEmail, settings: AttachmentSettings): Promise<AttachmentReading> {
-  const turn = queue.then(() => readAll(email, settings));
-  queue = turn.catch(() => undefined);
-  return turn;
-}
-
-async function readAll(email: ParsedEmail, settings: AttachmentSettings): Promise<AttachmentReading> {
+export async function readAttachments(
+  email: ParsedEmail,
+  settings: AttachmentSettings,
+  logger: Logger = silentLogger,
+): Promise<AttachmentReading> {
+  const pool = sharedReaderPool(
+    { workers: Math.max(1, settings.workers), timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb },
+    logger,
+  );
   const files = new Map((email.attachmentFiles ?? []).map((f) => [f.index, f.bytes]));
   const read: ReadAttachment[] = [];
   let left = settings.textMaxChars;
   for (const [index, info] of email.attachments.entries()) {
-    const { extraction, text } = await readOne(info, files.get(index) ?? null, settings, left);
+    const { extraction, text } = await readOne(info, files.get(index) ?? null, settings, left, (request) => pool.run(request));
     left -= text.length;
     read.push({ info: { ...info, extraction }, extraction, text });
   }
@@ -87,6 +89,7 @@ async function readOne(
   bytes: Uint8Array | null,
   settings: AttachmentSettings,
   left: number,
+  read: (request: ReaderRequest) => Promise<ReaderResult>,
 ): Promise<{ extraction: AttachmentExtraction; text: string }> {
   const kind =
     info.contentType.startsWith('message/') || info.contentType.startsWith('text/rfc822') ? 'unsupported' : attachmentKind(info, bytes);
@@ -99,24 +102,13 @@ async function readOne(
   if (!bytes) return skipped(`more than ATTACHMENT_MAX_FILES (${settings.maxFiles}) attachments are not read`);
   if (left <= 0) return skipped(`the message's attachment text cap (ATTACHMENT_TEXT_MAX_CHARS, ${settings.textMaxChars}) was reached`);
 
-  if (kind === 'pdf') {
-    const pdf = await pdfText(bytes, {
-      timeoutMs: settings.timeoutMs,
-      maxPages: settings.maxPdfPages,
-      maxChars: left,
-      memoryMb: settings.memoryMb,
-    });
-    if (!pdf.ok)
-      return skipped(
-        /password/i.test(pdf.reason)
-          ? 'it is encrypted (password-protected)'
-          : pdf.reason.replace(/^not a readable PDF/, 'it is not a readable PDF'),
-      );
-    const notes = [`${pdf.totalPages} page${pdf.totalPages === 1 ? '' : 's'}`];
-    if (pdf.pages < pdf.totalPages) notes.push(`only the first ${pdf.pages} read`);
-    return extracted('pdf', pdf.text, left, notes);
-  }
-  const result = await readInWorker({ kind, bytes, ...(info.charset ? { charset: info.charset } : {}), maxChars: left }, settings);
+  const result = await read({
+    kind,
+    bytes,
+    ...(info.charset ? { charset: info.charset } : {}),
+    maxChars: left,
+    maxPdfPages: settings.maxPdfPages,
+  });
   if (!result.ok) return skipped(result.reason);
   return extracted(result.format, result.text, left, result.note ? [result.note] : []);
 }
@@ -132,57 +124,4 @@ function extracted(format: string, raw: string, left: number, notes: string[]): 
     extraction: { status: 'extracted', kind: format, chars: text.length, ...(notes.length > 0 ? { reason: notes.join(', ') } : {}) },
     text,
   };
-}
-
-const READER_ENTRY = new URL('./attachment-worker.mjs', import.meta.url);
-
-/** One file in a worker thread of its own, terminated after `timeoutMs`, its heap capped. */
-function readInWorker(request: ReaderRequest & { kind: ReaderKind }, settings: AttachmentSettings): Promise<ReaderResult> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (result: ReaderResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void worker.terminate().catch(() => undefined);
-      resolve(result);
-    };
-    const copy = Uint8Array.from(request.bytes);
-    let worker: Worker;
-    try {
-      worker = new Worker(READER_ENTRY, {
-        workerData: { ...request, bytes: copy },
-        transferList: [copy.buffer],
-        resourceLimits: { maxOldGenerationSizeMb: settings.memoryMb },
-        env: {},
-        stdout: true,
-        stderr: true,
-      });
-    } catch (error) {
-      resolve({ ok: false, reason: `no reader could start (${String(error).slice(0, 120)})` });
-      return;
-    }
-    const timer = setTimeout(
-      () => finish({ ok: false, reason: `reading it took longer than ATTACHMENT_TIMEOUT (${settings.timeoutMs} ms)` }),
-      settings.timeoutMs,
-    );
-    worker.on('message', (message: unknown) => finish(readerReply(message)));
-    worker.on('error', (error: Error & { code?: string }) =>
-      finish({
-        ok: false,
-        reason:
-          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? `reading it needed more than ATTACHMENT_WORKER_MEMORY (${settings.memoryMb} MB)`
-            : `the reader failed (${error.message.slice(0, 120)})`,
-      }),
-    );
-    worker.on('exit', (code) => finish({ ok: false, reason: `the reader stopped (exit code ${code})` }));
-  });
-}
-
-function readerReply(message: unknown): ReaderResult {
-  const m = message as Partial<{ ok: unknown; text: unknown; format: unknown; note: unknown; reason: unknown }> | null;
-  if (m?.ok === true && typeof m.text === 'string' && typeof m.format === 'string')
-    return { ok: true, text: m.text, format: m.format, ...(typeof m.note === 'string' ? { note: m.note } : {}) };
-  return { ok: false, reason: typeof m?.reason === 'string' ? m.reason : 'the reader gave no answer' };
 }

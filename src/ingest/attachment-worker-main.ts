@@ -1,12 +1,17 @@
 /**
- * The attachment worker's body: reads the one attachment given in `workerData` (attachment-reader.ts)
- * and posts the result back. The thread is terminated after it, or when it runs out of time.
+ * A reader worker's loop (attachment-pool.ts): reads one attachment at a time (attachment-reader.ts)
+ * and answers by structured clone. Says `ready` once its modules are loaded, so the pool can tell a
+ * worker that cannot start from a file that kills one.
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import { readAttachmentText, type ReaderRequest } from './attachment-reader.ts';
+import { parentPort } from 'node:worker_threads';
+import type { ReaderWorkerRequest } from './attachment-pool.ts';
+import { readAttachmentText } from './attachment-reader.ts';
+import type { PoolReply } from './worker-pool.ts';
 
 const port = parentPort;
 if (!port) throw new Error('attachment-worker-main.ts runs only as a worker thread');
 
-const request = workerData as ReaderRequest;
-port.postMessage(await readAttachmentText({ ...request, bytes: new Uint8Array(request.bytes) }));
+port.on('message', (request: ReaderWorkerRequest) => {
+  void readAttachmentText(request).then((result) => port.postMessage({ type: 'done', id: request.id, result } satisfies PoolReply));
+});
+port.postMessage({ type: 'ready' } satisfies PoolReply);

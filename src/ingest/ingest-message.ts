@@ -159,7 +159,7 @@ async function prepare(deps: IngestDeps, raw: Buffer, options: IngestOptions): P
   // Attachments' text is read here, before the message waits for its turn to be stored; the kept
   // bytes are dropped once read.
   const { attachmentFiles: _files, ...email } = parsed.email;
-  const attachments = email.attachments.length > 0 ? await readAttachments(parsed.email, attachmentSettings) : null;
+  const attachments = email.attachments.length > 0 ? await readAttachments(parsed.email, attachmentSettings, deps.logger) : null;
   const withText: ReadMessage = {
     ...read,
     parsed: { ok: true, email: attachments ? { ...email, attachments: attachments.attachments, attachmentText: attachments.text } : email },

@@ -8,10 +8,10 @@
  *
  * Falls back to parsing in-process, logged once, only when no worker can start at all.
  */
-import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger.ts';
 import type { ParseOutcome } from '../mail/parse-message.ts';
 import { readHeaders, readMessage, type AttachmentFileLimits, type ReadMessage } from './read-message.ts';
+import { WorkerPool, type PoolJobs, type PoolReply } from './worker-pool.ts';
 
 export interface ParseSettings {
   /** Worker threads; 0 parses on the main thread (no time or memory bound then). */
@@ -46,202 +46,77 @@ export interface WorkerRequest {
   files?: AttachmentFileLimits;
 }
 
-export type WorkerReply = { type: 'ready' } | { type: 'done'; id: number; result: ReadMessage };
+export type WorkerReply = PoolReply;
 
 interface Job {
-  id: number;
   kind: WorkerRequest['kind'];
   raw: Buffer;
   files?: AttachmentFileLimits;
-  resolve: (result: ReadMessage) => void;
-}
-
-interface Slot {
-  worker: Worker;
-  ready: boolean;
-  job: Job | null;
-  timer: NodeJS.Timeout | null;
-  /** Terminated or exited: its events are ignored from then on. */
-  gone: boolean;
 }
 
 const ENTRY = new URL('./parse-worker.mjs', import.meta.url);
 
+/** The parse pool's side of the worker protocol (worker-pool.ts). */
+function parseJobs(settings: ParseSettings): PoolJobs<Job, ReadMessage> {
+  return {
+    name: 'parse',
+    request(job, id) {
+      const copy = new Uint8Array(job.raw.length);
+      copy.set(job.raw);
+      const message: WorkerRequest = { id, kind: job.kind, raw: copy, ...(job.files ? { files: job.files } : {}) };
+      return { message, transfer: [copy.buffer] };
+    },
+    failure(_job, failure) {
+      switch (failure.kind) {
+        case 'timeout':
+          return failed(`parsing took longer than ${settings.timeoutMs} ms; the parse worker was stopped`);
+        case 'out-of-memory':
+          return failed(`parsing needed more than ${settings.memoryMb} MB of memory; the parse worker was stopped`);
+        case 'crashed':
+          return failed(`the parse worker failed: ${failure.message}`);
+        case 'closed':
+          return failed('the parse pool was closed while reading this message');
+      }
+    },
+    fallback: (job) => readInProcess(job.kind, job.raw, job.files),
+    // The parse worker is ours and answers a ReadMessage (parse-worker-main.ts).
+    reply: (result) => result as ReadMessage,
+  };
+}
+
 export class ParsePool implements MessageReader {
-  private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
-  private nextId = 1;
-  private unavailable = false;
-  private closed = false;
+  private readonly pool: WorkerPool<Job, ReadMessage>;
 
   constructor(
-    private readonly settings: ParseSettings,
-    private readonly logger: Logger,
+    settings: ParseSettings,
+    logger: Logger,
     /** The worker's entry module; tests swap in workers that hang, crash or exhaust memory. */
-    private readonly entry: URL = ENTRY,
-  ) {}
+    entry: URL = ENTRY,
+  ) {
+    this.pool = new WorkerPool(settings, parseJobs(settings), logger, entry);
+  }
 
   read(raw: Buffer, files?: AttachmentFileLimits): Promise<ReadMessage> {
-    return this.submit('message', raw, files);
+    return this.pool.run({ kind: 'message', raw, ...(files ? { files } : {}) });
   }
 
   async readHeaders(head: Buffer): Promise<ParseOutcome> {
-    return (await this.submit('headers', head)).parsed;
+    return (await this.pool.run({ kind: 'headers', raw: head })).parsed;
   }
 
   /** Workers alive now (for tests and the health view). */
   get size(): number {
-    return this.slots.length;
+    return this.pool.size;
   }
 
   /** True once no worker could start and reading went in-process. */
   get inProcess(): boolean {
-    return this.unavailable || this.settings.workers <= 0;
+    return this.pool.inProcess;
   }
 
   /** Terminates the workers; messages still waiting are read in-process. */
-  async close(): Promise<void> {
-    this.closed = true;
-    const slots = this.slots.splice(0);
-    for (const slot of slots) {
-      slot.gone = true;
-      if (slot.timer) clearTimeout(slot.timer);
-      if (slot.job) this.finish(slot.job, failed('the parse pool was closed while reading this message'));
-    }
-    this.drainInProcess();
-    await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => 0)));
-  }
-
-  private submit(kind: Job['kind'], raw: Buffer, files?: AttachmentFileLimits): Promise<ReadMessage> {
-    if (this.inProcess || this.closed) return readInProcess(kind, raw, files);
-    return new Promise((resolve) => {
-      this.queue.push({ id: this.nextId++, kind, raw, resolve, ...(files ? { files } : {}) });
-      this.dispatch();
-    });
-  }
-
-  private dispatch(): void {
-    if (this.unavailable || this.closed) return;
-    while (this.slots.length < this.settings.workers && this.slots.length < this.queue.length + this.busy()) {
-      if (!this.spawn()) return;
-    }
-    for (const slot of this.slots) {
-      if (!slot.ready || slot.job || slot.gone) continue;
-      const job = this.queue.shift();
-      if (!job) return;
-      this.send(slot, job);
-    }
-  }
-
-  private busy(): number {
-    return this.slots.filter((slot) => slot.job !== null).length;
-  }
-
-  private spawn(): boolean {
-    let worker: Worker;
-    try {
-      worker = new Worker(this.entry, {
-        resourceLimits: { maxOldGenerationSizeMb: this.settings.memoryMb },
-        // Each worker sees a copy of the parent's environment; it reads none of it.
-        env: {},
-      });
-    } catch (error) {
-      this.giveUp(error);
-      return false;
-    }
-    const slot: Slot = { worker, ready: false, job: null, timer: null, gone: false };
-    this.slots.push(slot);
-    worker.unref(); // an idle worker never keeps the process alive
-    worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply));
-    worker.on('error', (error) => this.onFailure(slot, error));
-    worker.on('messageerror', (error) => this.onFailure(slot, error));
-    worker.on('exit', (code) => this.onFailure(slot, new Error(`the parse worker exited with code ${code}`)));
-    return true;
-  }
-
-  private send(slot: Slot, job: Job): void {
-    slot.job = job;
-    slot.worker.ref(); // a pending message keeps the process alive until it is read
-    slot.timer = setTimeout(() => {
-      this.retire(slot);
-      this.finish(job, failed(`parsing took longer than ${this.settings.timeoutMs} ms; the parse worker was stopped`));
-      this.dispatch();
-    }, this.settings.timeoutMs);
-    const copy = new Uint8Array(job.raw.length);
-    copy.set(job.raw);
-    const request: WorkerRequest = { id: job.id, kind: job.kind, raw: copy, ...(job.files ? { files: job.files } : {}) };
-    slot.worker.postMessage(request, [copy.buffer]);
-  }
-
-  private onReply(slot: Slot, reply: WorkerReply): void {
-    if (slot.gone) return;
-    if (reply.type === 'ready') {
-      slot.ready = true;
-      this.dispatch();
-      return;
-    }
-    const job = slot.job;
-    if (!job || job.id !== reply.id) return;
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = null;
-    slot.job = null;
-    slot.worker.unref();
-    this.finish(job, reply.result);
-    this.dispatch();
-  }
-
-  private onFailure(slot: Slot, error: Error): void {
-    if (slot.gone) return;
-    const started = slot.ready;
-    const job = slot.job;
-    this.retire(slot);
-    if (!started) {
-      this.giveUp(error);
-      return;
-    }
-    if (job) {
-      const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-      this.finish(
-        job,
-        failed(
-          outOfMemory
-            ? `parsing needed more than ${this.settings.memoryMb} MB of memory; the parse worker was stopped`
-            : `the parse worker failed: ${error.message}`,
-        ),
-      );
-    }
-    this.dispatch();
-  }
-
-  /** Removes a slot and terminates its worker (a no-op when it already exited). */
-  private retire(slot: Slot): void {
-    slot.gone = true;
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = null;
-    const index = this.slots.indexOf(slot);
-    if (index >= 0) this.slots.splice(index, 1);
-    void slot.worker.terminate().catch(() => 0);
-  }
-
-  private giveUp(error: unknown): void {
-    if (!this.unavailable) {
-      this.logger.warn('no parse worker could start; parsing on the main thread from now on', { error: String(error) });
-    }
-    this.unavailable = true;
-    for (const slot of this.slots.splice(0)) {
-      slot.gone = true;
-      void slot.worker.terminate().catch(() => 0);
-      if (slot.job) this.queue.unshift(slot.job);
-    }
-    this.drainInProcess();
-  }
-
-  private drainInProcess(): void {
-    for (const job of this.queue.splice(0)) void readInProcess(job.kind, job.raw, job.files).then(job.resolve);
-  }
-
-  private finish(job: Job, result: ReadMessage): void {
-    job.resolve(result);
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }
 
@@ -249,7 +124,7 @@ function failed(reason: string): ReadMessage {
   return { parsed: { ok: false, reason }, text: '' };
 }
 
-async function readInProcess(kind: Job['kind'], raw: Buffer, files?: AttachmentFileLimits): Promise<ReadMessage> {
+async function readInProcess(kind: WorkerRequest['kind'], raw: Buffer, files?: AttachmentFileLimits): Promise<ReadMessage> {
   if (kind === 'headers') return { parsed: await readHeaders(raw), text: '' };
   return readMessage(raw, files);
 }

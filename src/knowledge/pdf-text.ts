@@ -34,6 +34,8 @@ export function pdfText(bytes: Uint8Array, limits: PdfLimits = DEFAULT_PDF_LIMIT
       workerData: { bytes: copy.buffer, maxPages: limits.maxPages, maxChars: limits.maxChars },
       transferList: [copy.buffer],
       resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
+      // Not the parent's `--import tsx`: the entry loads PDF.js before registering tsx (pdf-bounded.mjs).
+      execArgv: [],
       stdout: true,
       stderr: true,
     });

@@ -24,6 +24,7 @@ import { threadsNeedingPromotion } from '../store/promotions.ts';
 import { loadReplaySections } from '../store/replay-sections.ts';
 import { collectReplayFiles } from './replay-files.ts';
 import type { ReplayFailure, ReplayReport } from './replay-report.ts';
+import { skippedAttachments } from '../store/attachment-skips.ts';
 
 export interface ReplayOptions {
   inputs: readonly string[];
@@ -145,6 +146,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     const report: ReplayReport = {
       messages,
       ...(await loadReplaySections(runtime.db, runtime.mailbox.id)),
+      skippedAttachments: await skippedAttachments(runtime.db, runtime.mailbox.id),
       failures,
       clock: { endedAt: clock.now().toISOString(), settled: options.settle ?? true },
     };

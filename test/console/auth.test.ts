@@ -24,6 +24,8 @@ describe('console login', () => {
     const runtime = { config: { console: { host: '127.0.0.1', port: 3000, password: undefined } } } as unknown as Runtime;
     const error = await startConsole(runtime, { port: 0 }).catch((e: unknown) => e);
     expect(isAppError(error, 'CONFIG_INVALID')).toBe(true);
-    expect((error as Error).message).toBe('the console needs CONSOLE_PASSWORD');
+    expect((error as Error).message).toMatch(
+      /^the console needs CONSOLE_PASSWORD \(on a loopback CONSOLE_HOST, `support-agent console` opens with a one-time link instead\)$/,
+    );
   });
 });

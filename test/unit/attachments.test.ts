@@ -5,7 +5,8 @@
  */
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { MAX_INFLATED_BYTES, readAttachmentText, type ReaderRequest } from '../../src/ingest/attachment-reader.ts';
+import { readAttachmentText, type ReaderRequest } from '../../src/ingest/attachment-reader.ts';
+import { MAX_INFLATED_BYTES } from '../../src/ingest/attachment-zip.ts';
 import { attachmentHeading, attachmentKind, formatBytes, imageMediaType, renderAttachmentText } from '../../src/mail/attachments.ts';
 import { parseRawEmail, DEFAULT_PARSE_LIMITS } from '../../src/mail/parse-message.ts';
 import { assembleTurnContext, type TurnContextInput } from '../../src/memory/context.ts';
