@@ -15,7 +15,7 @@ const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((
 const duration = z.string().transform((value, ctx) => {
   const ms = parseDuration(value);
   if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration like 30s, 15m, 72h or 14d` });
+    ctx.addIssue({ code: 'custom', message: 'is not a duration like 30s, 15m, 72h or 14d' });
     return z.NEVER;
   }
   return ms;
@@ -72,7 +72,7 @@ const byteSize = z.string().transform((value, ctx) => {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(value);
   const bytes = match ? Math.floor(Number(match[1]) * (BYTE_UNITS[(match[2] ?? '').toLowerCase()] ?? Number.NaN)) : Number.NaN;
   if (!Number.isSafeInteger(bytes) || bytes <= 0) {
-    ctx.addIssue({ code: 'custom', message: `"${value}" is not a size like 40MiB, 25MB or 1048576` });
+    ctx.addIssue({ code: 'custom', message: 'is not a size like 40MiB, 25MB or 1048576' });
     return z.NEVER;
   }
   return bytes;
