@@ -8,6 +8,7 @@ import { parseHost } from './net/host-names.ts';
 import { isAddressOrCidr } from './net/trusted-proxies.ts';
 import { parseDuration } from './duration.ts';
 import { AppError } from './errors.ts';
+import { mailboxOverlap } from './mailbox-overlap.ts';
 import { loadMailboxesFile, type MailboxSettings } from './mailboxes-file.ts';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -495,7 +496,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new AppError('CONFIG_INVALID', `Invalid configuration: ${problems.join('; ')}`);
   }
   const config = parsed.data;
-  if (config.mailboxesFile === undefined) return config;
+  if (config.mailboxesFile === undefined) {
+    const m = config.mailboxes[0]!;
+    const inboxIsSent = mailboxOverlap([
+      {
+        label: 'IMAP_FOLDERS',
+        host: m.imap.host,
+        port: m.imap.port,
+        user: m.imap.user,
+        inbox: m.imap.folders,
+        sent: m.imap.sentFolder,
+        drafts: 'auto',
+      },
+    ]);
+    if (inboxIsSent) throw new AppError('CONFIG_INVALID', `Invalid configuration: ${inboxIsSent}`);
+    return config;
+  }
   const mailboxes = loadMailboxesFile(config.mailboxesFile, env, {
     mailbox: config.mailboxes[0]!,
     tokenUrls: OAUTH2_TOKEN_URLS,

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { AppError } from './errors.ts';
+import { mailboxOverlap } from './mailbox-overlap.ts';
 
 /** One mailbox's settings, as the rest of the product uses them. */
 export interface MailboxSettings {
@@ -169,12 +170,25 @@ export function parseMailboxes(
     return fail(`${describePath(issue.path, data)}: ${missing ? 'is required' : issue.message}`);
   }
   const seen = new Set<string>();
-  return parsed.data.mailboxes.map((entry, index) => {
+  const mailboxes = parsed.data.mailboxes.map((entry, index) => {
     const at = `mailboxes[${index}] (${entry.address})`;
     if (seen.has(entry.address)) fail(`${at}: the address is listed twice`);
     seen.add(entry.address);
     return toSettings(entry, { at, env, defaults, fail });
   });
+  const overlap = mailboxOverlap(
+    mailboxes.map((m, index) => ({
+      label: `mailboxes[${index}] (${m.address})`,
+      host: m.imap.host,
+      port: m.imap.port,
+      user: m.imap.user,
+      inbox: m.imap.folders,
+      sent: m.imap.sentFolder,
+      drafts: m.imap.draftsFolder,
+    })),
+  );
+  if (overlap) fail(overlap);
+  return mailboxes;
 }
 
 function toSettings(
