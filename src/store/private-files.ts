@@ -56,12 +56,10 @@ export async function tightenTree(root: string): Promise<void> {
   while (pending.length > 0) {
     const dir = pending.pop()!;
     await tighten(dir, PRIVATE_DIR_MODE);
-    const entries = await readdir(dir, { withFileTypes: true }).catch(notFound);
-    for (const entry of entries ?? []) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) pending.push(full);
-      else if (entry.isFile()) await tighten(full, PRIVATE_FILE_MODE);
-    }
+    const entries = (await readdir(dir, { withFileTypes: true }).catch(notFound)) ?? [];
+    for (const entry of entries) if (entry.isDirectory()) pending.push(path.join(dir, entry.name));
+    // One folder's files at a time, in parallel: PGlite's base/ folder alone holds hundreds.
+    await Promise.all(entries.filter((e) => e.isFile()).map((e) => tighten(path.join(dir, e.name), PRIVATE_FILE_MODE)));
   }
 }
 
