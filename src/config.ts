@@ -9,6 +9,7 @@ import { parseHost } from './net/host-names.ts';
 import { isAddressOrCidr } from './net/trusted-proxies.ts';
 import { parseDuration } from './duration.ts';
 import { AppError } from './errors.ts';
+import { mailboxOverlap } from './mailbox-overlap.ts';
 import { loadMailboxesFile, type MailboxSettings } from './mailboxes-file.ts';
 
 /** The promotion policy shipped in config/, found from this file rather than the working directory. */
@@ -19,7 +20,7 @@ const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((
 const duration = z.string().transform((value, ctx) => {
   const ms = parseDuration(value);
   if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration like 30s, 15m, 72h or 14d` });
+    ctx.addIssue({ code: 'custom', message: 'is not a duration like 30s, 15m, 72h or 14d' });
     return z.NEVER;
   }
   return ms;
@@ -76,7 +77,7 @@ const byteSize = z.string().transform((value, ctx) => {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(value);
   const bytes = match ? Math.floor(Number(match[1]) * (BYTE_UNITS[(match[2] ?? '').toLowerCase()] ?? Number.NaN)) : Number.NaN;
   if (!Number.isSafeInteger(bytes) || bytes <= 0) {
-    ctx.addIssue({ code: 'custom', message: `"${value}" is not a size like 40MiB, 25MB or 1048576` });
+    ctx.addIssue({ code: 'custom', message: 'is not a size like 40MiB, 25MB or 1048576' });
     return z.NEVER;
   }
   return bytes;
@@ -512,7 +513,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new AppError('CONFIG_INVALID', `Invalid configuration: ${problems.join('; ')}`);
   }
   const config = parsed.data;
-  if (config.mailboxesFile === undefined) return config;
+  if (config.mailboxesFile === undefined) {
+    const m = config.mailboxes[0]!;
+    const inboxIsSent = mailboxOverlap([
+      {
+        label: 'IMAP_FOLDERS',
+        host: m.imap.host,
+        port: m.imap.port,
+        user: m.imap.user,
+        inbox: m.imap.folders,
+        sent: m.imap.sentFolder,
+        drafts: 'auto',
+      },
+    ]);
+    if (inboxIsSent) throw new AppError('CONFIG_INVALID', `Invalid configuration: ${inboxIsSent}`);
+    return config;
+  }
   const mailboxes = loadMailboxesFile(config.mailboxesFile, env, {
     mailbox: config.mailboxes[0]!,
     tokenUrls: OAUTH2_TOKEN_URLS,

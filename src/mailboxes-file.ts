@@ -2,7 +2,9 @@
  * The mailboxes file (MAILBOXES_FILE): several mailboxes served by one agent, each with its own
  * address, name, IMAP/SMTP login, folders, reply mode, signature, language and entity-key mode.
  * JSON (`.json`) or YAML (anything else), parsed once here with zod; every problem is one line that
- * names the file, the mailbox and the key, never a value (which may be a secret).
+ * names the file, the mailbox and the key, never a value (which may be a secret). A syntax error
+ * says where (line and column) and what kind it is, never the line itself: the parsers' own
+ * messages quote the source ("…"password": hunter2}" is not valid JSON), so they are not used.
  *
  * Secrets (passwords, OAuth2 client secret and refresh token) are written inline or, better, as
  * `env:NAME`: the value of the environment variable NAME, resolved here from the environment the
@@ -10,9 +12,10 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { AppError } from './errors.ts';
+import { mailboxOverlap } from './mailbox-overlap.ts';
 
 /** One mailbox's settings, as the rest of the product uses them. */
 export interface MailboxSettings {
@@ -156,13 +159,9 @@ export function parseMailboxes(
   const fail = (message: string): never => {
     throw new AppError('CONFIG_INVALID', `${where}: ${message}`);
   };
-  let data: unknown;
-  try {
-    data = options.json ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100, uniqueKeys: true });
-  } catch (error) {
-    const detail = error instanceof Error ? (error.message.split('\n')[0] ?? '') : '';
-    return fail(`not valid ${options.json ? 'JSON' : 'YAML'}: ${detail.slice(0, 200)}`);
-  }
+  const read = options.json ? readJson(text) : readYaml(text);
+  if (!read.ok) return fail(read.problem);
+  const data = read.data;
   const parsed = fileSchema.safeParse(data);
   if (!parsed.success) {
     // A misspelt key first: it usually explains the rest (`mailbox:` leaves `mailboxes` missing).
@@ -171,12 +170,25 @@ export function parseMailboxes(
     return fail(`${describePath(issue.path, data)}: ${missing ? 'is required' : issue.message}`);
   }
   const seen = new Set<string>();
-  return parsed.data.mailboxes.map((entry, index) => {
+  const mailboxes = parsed.data.mailboxes.map((entry, index) => {
     const at = `mailboxes[${index}] (${entry.address})`;
     if (seen.has(entry.address)) fail(`${at}: the address is listed twice`);
     seen.add(entry.address);
     return toSettings(entry, { at, env, defaults, fail });
   });
+  const overlap = mailboxOverlap(
+    mailboxes.map((m, index) => ({
+      label: `mailboxes[${index}] (${m.address})`,
+      host: m.imap.host,
+      port: m.imap.port,
+      user: m.imap.user,
+      inbox: m.imap.folders,
+      sent: m.imap.sentFolder,
+      drafts: m.imap.draftsFolder,
+    })),
+  );
+  if (overlap) fail(overlap);
+  return mailboxes;
 }
 
 function toSettings(
@@ -276,8 +288,66 @@ function describePath(issuePath: readonly PropertyKey[], data: unknown): string 
     node = node !== null && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined;
     if (i === 1 && issuePath[0] === 'mailboxes' && node !== null && typeof node === 'object') {
       const address = (node as { address?: unknown }).address;
-      if (typeof address === 'string' && address.length <= 254) out += ` (${address})`;
+      // Only a real address: a value that is not one may be anything pasted there, a password included.
+      if (typeof address === 'string' && address.length <= 254 && z.email().safeParse(address.trim()).success) out += ` (${address})`;
     }
   }
   return out;
+}
+
+type ReadResult = { ok: true; data: unknown } | { ok: false; problem: string };
+
+/** YAML to plain data; errors and warnings (unknown tags, directives) refuse the file, by position and code only. */
+function readYaml(text: string): ReadResult {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false, logLevel: 'silent', lineCounter });
+  if (docs.length === 0) return { ok: true, data: null };
+  const doc = docs[0]!;
+  if (docs.length > 1) {
+    const { line } = lineCounter.linePos(docs[1]!.range[0]);
+    return { ok: false, problem: `not valid YAML: line ${line}: a second document (one file holds one)` };
+  }
+  const first = [...doc.errors, ...doc.warnings][0];
+  if (first) {
+    const { line, col } = lineCounter.linePos(first.pos[0]);
+    return {
+      ok: false,
+      problem: `not valid YAML: line ${line}, column ${col}: ${first.code.toLowerCase().replace(/_/g, ' ')} (${first.code})`,
+    };
+  }
+  try {
+    return { ok: true, data: doc.toJS({ maxAliasCount: 100 }) };
+  } catch {
+    // Its message names the alias (`*hunter2`), which may be any text of the file.
+    return { ok: false, problem: 'not valid YAML: an alias is unresolved or expands too far' };
+  }
+}
+
+/** What V8's JSON.parse messages mean, by their fixed start (the rest may quote the file). */
+const JSON_PROBLEMS: ReadonlyArray<[RegExp, string]> = [
+  [/^Unexpected end of JSON input/, 'the file ends too early'],
+  [/^Expected ',' or '}'/, "expected ',' or '}'"],
+  [/^Expected ',' or ']'/, "expected ',' or ']'"],
+  [/^Expected ':'/, "expected ':'"],
+  [/^Expected double-quoted property name/, 'expected a key in double quotes'],
+  [/^Bad control character in string literal/, 'a control character inside a string'],
+  [/^Bad escaped character/, 'a bad escape in a string'],
+  [/^Bad Unicode escape/, 'a bad escape in a string'],
+  [/^Unterminated string/, 'a string is not closed'],
+  [/^(Exponent part is missing|No number after minus sign|Unterminated fractional number)/, 'a malformed number'],
+];
+
+/** JSON to plain data; a syntax error by line, column and kind (V8 gives a position for most). */
+function readJson(text: string): ReadResult {
+  try {
+    return { ok: true, data: JSON.parse(text) as unknown };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    const kind = JSON_PROBLEMS.find(([pattern]) => pattern.test(message))?.[1] ?? 'unexpected character';
+    const position = /at position (\d+)/.exec(message)?.[1];
+    const offset = position !== undefined ? Number(position) : /^Unexpected end/.test(message) ? text.length : null;
+    if (offset === null) return { ok: false, problem: `not valid JSON: ${kind}` };
+    const before = text.slice(0, offset).split('\n');
+    return { ok: false, problem: `not valid JSON: line ${before.length}, column ${before.at(-1)!.length + 1}: ${kind}` };
+  }
 }

@@ -8,6 +8,7 @@
  * sentence ends, then cut), and each part keeps the heading path.
  */
 import { htmlToVisibleText, type HtmlDocument, type HtmlNode } from '../mail/html-text.ts';
+import { markdownSections, type MarkdownSection } from './markdown-sections.ts';
 import { foldText } from './text-fold.ts';
 import { countTokens, truncateToTokens } from './tokens.ts';
 
@@ -54,11 +55,6 @@ export function kbFormatOf(fileName: string): KbFormat | null {
   return null;
 }
 
-interface Section {
-  headings: string[];
-  lines: string[];
-}
-
 /** Reads a document's text into passages. `fallbackTitle` (the file name) names a document without a title. */
 export function parseKbDocument(
   content: string,
@@ -75,15 +71,16 @@ export function parseKbDocument(
     meta = { title: htmlTitle(text), lang: htmlLang(text), tags: [] };
     text = htmlToVisibleText(text, { prune: markHeadings, limits: { maxChars: limits.maxChars } });
   }
-  const sections = format === 'text' || format === 'pdf' ? plainSections(text) : markdownSections(text);
+  const sections = format === 'text' || format === 'pdf' ? plainSections(text) : markdownSections(text, format === 'html');
   const firstHeading = sections.find((s) => s.headings.length > 0)?.headings[0] ?? null;
-  const title = clip(meta.title ?? firstHeading ?? firstLineTitle(text) ?? fallbackTitle, 200);
+  const firstBlock = sections.find((s) => s.blocks.length > 0)?.blocks[0] ?? '';
+  const title = clip(meta.title ?? firstHeading ?? firstLineTitle(firstBlock) ?? fallbackTitle, 200);
   const passages: KbPassageDraft[] = [];
   for (const section of sections) {
     // The document's own title heading adds nothing to a path that starts with it.
     const headings = section.headings.length > 0 ? section.headings : [title];
     const titlePath = clip(headings.join(' > '), 500);
-    for (const part of chunk(section.lines, limits.maxPassageTokens)) {
+    for (const part of chunk(section.blocks, limits.maxPassageTokens, limits.maxPassages - passages.length)) {
       if (passages.length >= limits.maxPassages) break;
       passages.push({
         ordinal: passages.length,
@@ -141,68 +138,27 @@ export function normaliseTags(values: readonly string[]): string[] {
   return [...new Set(tags)].slice(0, 10);
 }
 
-const HEADING = /^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/;
-const FENCE = /^(```|~~~)/;
-
-function markdownSections(text: string): Section[] {
-  const sections: Section[] = [{ headings: [], lines: [] }];
-  const path: Array<{ level: number; text: string }> = [];
-  let fenced = false;
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (FENCE.test(line.trim())) fenced = !fenced;
-    const atx = fenced ? null : HEADING.exec(line);
-    // Setext headings: a line of text underlined with === (level 1) or --- (level 2).
-    const next = lines[i + 1]?.trim() ?? '';
-    const setext = !fenced && !atx && line.trim() !== '' && /^(=+|-+)$/.test(next) && next.length >= 3 ? (next.startsWith('=') ? 1 : 2) : 0;
-    if (atx || setext) {
-      const level = atx ? atx[1]!.length : setext;
-      const heading = clip(inlineText(atx ? atx[2]! : line.trim()), 200);
-      while (path.length > 0 && path.at(-1)!.level >= level) path.pop();
-      path.push({ level, text: heading });
-      sections.push({ headings: path.map((h) => h.text), lines: [] });
-      if (setext) i++;
-      continue;
-    }
-    sections.at(-1)!.lines.push(line);
-  }
-  return sections;
-}
-
-/** Plain text and PDF text have no headings the reader can trust: one section, split by size. */
-function plainSections(text: string): Section[] {
-  return [{ headings: [], lines: text.split('\n') }];
-}
-
-/** Markdown inline markup removed: links keep their text, emphasis and code marks go. */
-function inlineText(text: string): string {
-  return (
-    text
-      .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .replace(/[*`]+/g, '')
-      // _emphasis_ only: snake_case words such as an error code keep their underscores.
-      .replace(/(?<![\p{L}\p{N}])_+([^_\n]+?)_+(?![\p{L}\p{N}])/gu, '$1')
-      .trim()
-  );
-}
-
-/** A section's lines as passages: paragraphs joined up to `maxTokens`, a longer paragraph cut. */
-function chunk(lines: readonly string[], maxTokens: number): string[] {
-  const paragraphs: string[] = [];
+/** Plain text and PDF text have no headings the reader can trust: one section of paragraphs, split by size. */
+function plainSections(text: string): MarkdownSection[] {
+  const blocks: string[] = [];
   let current: string[] = [];
-  for (const line of lines) {
+  for (const line of text.split('\n')) {
     if (line.trim() === '') {
-      if (current.length > 0) paragraphs.push(current.join('\n'));
+      if (current.length > 0) blocks.push(current.join('\n'));
       current = [];
     } else current.push(line.trimEnd());
   }
-  if (current.length > 0) paragraphs.push(current.join('\n'));
+  if (current.length > 0) blocks.push(current.join('\n'));
+  return [{ headings: [], blocks }];
+}
+
+/** A section's blocks as passages: blocks joined up to `maxTokens`, a longer block cut at sentence ends. */
+function chunk(blocks: readonly string[], maxTokens: number, maxParts: number): string[] {
   const parts: string[] = [];
   let part = '';
   let partTokens = 0;
-  for (const paragraph of paragraphs.map((p) => inlineText(p)).filter((p) => p.length > 0)) {
+  for (const paragraph of blocks) {
+    if (parts.length >= maxParts) break;
     const tokens = countTokens(paragraph);
     if (part && partTokens + tokens > maxTokens) {
       parts.push(part);
@@ -210,7 +166,7 @@ function chunk(lines: readonly string[], maxTokens: number): string[] {
       partTokens = 0;
     }
     if (tokens > maxTokens) {
-      for (const piece of splitLong(paragraph, maxTokens)) parts.push(piece);
+      for (const piece of splitLong(paragraph, maxTokens, maxParts - parts.length)) parts.push(piece);
       continue;
     }
     part = part ? `${part}\n\n${paragraph}` : paragraph;
@@ -220,10 +176,10 @@ function chunk(lines: readonly string[], maxTokens: number): string[] {
   return parts;
 }
 
-function splitLong(paragraph: string, maxTokens: number): string[] {
+function splitLong(paragraph: string, maxTokens: number, maxPieces: number): string[] {
   const pieces: string[] = [];
   let rest = paragraph;
-  while (rest.length > 0) {
+  while (rest.length > 0 && pieces.length < maxPieces) {
     const head = truncateToTokens(rest, maxTokens);
     // Prefer to end at the last sentence end inside the head.
     const end = Math.max(head.lastIndexOf('. '), head.lastIndexOf('.\n'), head.lastIndexOf('。'));

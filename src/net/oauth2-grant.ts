@@ -9,6 +9,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
+import { maskSecrets } from './secret-echo.ts';
 
 export interface OAuth2Client {
   clientId: string;
@@ -104,7 +105,7 @@ export async function runDeviceFlow(options: {
   if (options.scope) request.set('scope', options.scope);
   const answer = await postForm(options.deviceUrl, request, 'device authorization endpoint');
   const refusal = answer.ok ? null : errorAnswer.safeParse(answer.json);
-  if (refusal?.success) throw refused('device authorization endpoint', options.deviceUrl, refusal.data);
+  if (refusal?.success) throw refused('device authorization endpoint', options.deviceUrl, refusal.data, clientSecrets(options.client));
   const device = deviceAuthorization.safeParse(answer.json);
   if (!answer.ok || !device.success)
     throw new AppError('AUTH_FAILED', `device authorization endpoint ${endpointName(options.deviceUrl)}: ${unexpected(answer.status)}`);
@@ -141,7 +142,7 @@ export async function runDeviceFlow(options: {
       case 'expired_token':
         throw new AppError('AUTH_FAILED', 'the code expired before the sign-in finished (expired_token): run the command again');
       default:
-        throw refused('token endpoint', options.tokenUrl, error.data);
+        throw refused('token endpoint', options.tokenUrl, error.data, [...clientSecrets(options.client), device_code]);
     }
   }
 }
@@ -194,7 +195,8 @@ export async function runLoopbackFlow(options: {
     const grant = ok ? tokenGrant.safeParse(json) : null;
     if (grant?.success) return withRefreshToken(grant.data);
     const error = errorAnswer.safeParse(json);
-    if (error.success) throw refused('token endpoint', options.tokenUrl, error.data);
+    if (error.success)
+      throw refused('token endpoint', options.tokenUrl, error.data, [...clientSecrets(options.client), code, verifier, state]);
     throw new AppError('AUTH_FAILED', `token endpoint ${endpointName(options.tokenUrl)}: ${unexpected(status)}`);
   } finally {
     listener.close();
@@ -230,7 +232,7 @@ async function listenForRedirect(state: string, timeoutMs: number): Promise<Redi
     }
     if (error !== null) {
       page(response, 400, 'The sign-in did not complete. See the terminal.');
-      return settle({ error: error === 'access_denied' ? declined() : refused('authorization endpoint', '', { error }) });
+      return settle({ error: error === 'access_denied' ? declined() : refused('authorization endpoint', '', { error }, [state]) });
     }
     page(response, 200, 'Signed in. You can close this tab and return to the terminal.');
     settle({ code: code! });
@@ -294,6 +296,15 @@ function clientForm(client: OAuth2Client): URLSearchParams {
   return form;
 }
 
+/**
+ * What a reflecting endpoint could echo of the client: its secret, and the id:secret pair as HTTP
+ * Basic carries it (base64; the pair itself is not masked as such, the client id is no secret).
+ */
+function clientSecrets(client: OAuth2Client): string[] {
+  if (!client.clientSecret) return [];
+  return [client.clientSecret, Buffer.from(`${client.clientId}:${client.clientSecret}`, 'utf8').toString('base64')];
+}
+
 function withRefreshToken(grant: z.output<typeof tokenGrant>): ObtainedGrant {
   if (!grant.refresh_token)
     throw new AppError(
@@ -311,10 +322,19 @@ function timedOut(timeoutMs: number, expiresMs: number): AppError {
     : new AppError('AUTH_FAILED', 'the code expired before the sign-in finished: run the command again');
 }
 
-/** A provider's OAuth2 error, with the first line of its description (Microsoft's AADSTS codes help). */
-function refused(what: string, url: string, answer: { error: string; error_description?: string | undefined }): AppError {
+/**
+ * A provider's OAuth2 error, with the first line of its description (Microsoft's AADSTS codes help).
+ * An endpoint that reflects the request would echo what was sent: every `secrets` value is masked
+ * (before the text is cut, so no part of one survives the cut).
+ */
+function refused(
+  what: string,
+  url: string,
+  answer: { error: string; error_description?: string | undefined },
+  secrets: ReadonlyArray<string | undefined>,
+): AppError {
   const clean = (text: string, max: number) =>
-    text
+    maskSecrets(text, secrets)
       .split(/\r?\n/)[0]!
       .replace(/[^\x20-\x7e]/g, '?')
       .slice(0, max);

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
+import { maskSecrets } from './secret-echo.ts';
 
 export interface OAuth2Settings {
   tokenUrl: string;
@@ -73,9 +74,13 @@ export function createAccessTokenSource(settings: OAuth2Settings, now: () => num
     if (!response.ok) {
       const refused = errorResponse.safeParse(json);
       // invalid_grant: the refresh token was revoked or expired; only a new `support-agent auth` helps.
-      const what = refused.success ? refused.data.error : `HTTP ${response.status}`;
+      // An endpoint that reflects the request would echo the secret or the refresh token in `error`.
+      const error = refused.success
+        ? maskSecrets(refused.data.error, [settings.clientSecret, refreshToken]).replace(/[^\x20-\x7e]/g, '?')
+        : null;
+      const what = error ?? `HTTP ${response.status}`;
       throw new AppError('IMAP_FAILED', `OAuth2 token endpoint ${endpointName(settings.tokenUrl)} refused the refresh: ${what}`, {
-        detail: refused.success ? refused.data.error : String(response.status),
+        detail: error ?? String(response.status),
       });
     }
     const parsed = tokenResponse.safeParse(json);

@@ -14,6 +14,7 @@ import { AppError } from '../errors.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { SchemaEnginePool } from './postgres-pool.ts';
 import { acquireDirectoryLock, type DirectoryLock } from './directory-lock.ts';
+import { ensurePrivateDirectory, PRIVATE_DIR_MODE, tightenTree } from './private-files.ts';
 import { pgliteSql, postgresSql, type SqlExecutor } from './sql.ts';
 
 export type Db = InstanceType<typeof PrismaClient>;
@@ -86,7 +87,8 @@ async function openPglite(dataDir: string, existing: 'create' | 'require' | 'ref
   if (existing === 'refuse' && embeddedDatabaseExists(dataDir)) {
     throw new AppError('USAGE', `${dataDir} already holds a database: give a new or empty folder`);
   }
-  await mkdir(dir, { recursive: true });
+  await ensurePrivateDirectory(dataDir);
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   // PGlite is one process's database; a second process on the same folder would corrupt it.
   const lock: DirectoryLock = await acquireDirectoryLock(dataDir, 'pglite');
   let pglite: PGlite;
@@ -95,6 +97,14 @@ async function openPglite(dataDir: string, existing: 'create' | 'require' | 'ref
   } catch (error) {
     await lock.release();
     throw new AppError('DB_UNAVAILABLE', `Cannot open the embedded database in ${dir}`, { cause: error });
+  }
+  try {
+    // PGlite unpacks its template database mode 0666 whatever the umask.
+    await tightenTree(dir);
+  } catch (error) {
+    await pglite.close();
+    await lock.release();
+    throw error;
   }
   const adapterFactory = new PrismaPGlite(pglite);
   const prisma = new PrismaClient({ adapter: adapterFactory });
@@ -107,6 +117,8 @@ async function openPglite(dataDir: string, existing: 'create' | 'require' | 'ref
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();
+      // Files PGlite's own C library wrote meanwhile (with its built-in umask 022).
+      await tightenTree(dir);
       await lock.release();
     },
   };

@@ -23,7 +23,7 @@ export async function acquireDirectoryLock(dir: string, name: string): Promise<D
   const file = path.join(dir, `${name}.lock`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const handle = await open(file, 'wx');
+      const handle = await open(file, 'wx', 0o600);
       await handle.writeFile(String(process.pid));
       await handle.close();
       return { release: () => rm(file, { force: true }) };

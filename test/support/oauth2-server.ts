@@ -57,6 +57,14 @@ export interface OAuth2Server {
   issued: string[];
   /** Tokens Dovecot asked about, in order. */
   introspected: string[];
+  /**
+   * The next POST (device authorization or token request) is refused with the answer `render`
+   * builds from the raw request body and its fields: a provider that reflects what it was sent.
+   */
+  reflectNext(
+    render: (body: string, params: URLSearchParams) => unknown,
+    options?: { status?: number; path?: '/token' | '/devicecode' },
+  ): void;
   /** Whether the provider still accepts this access token for `user`. */
   isActive(user: string, token: string): boolean;
   /** The provider no longer accepts these access tokens (expired or revoked). */
@@ -132,10 +140,12 @@ export async function startOAuth2Server(options: {
     json(response, 400, { error });
   }
 
-  async function form(request: IncomingMessage): Promise<URLSearchParams> {
+  let reflection: { render: (body: string, params: URLSearchParams) => unknown; status: number; path: string | undefined } | null = null;
+
+  async function form(request: IncomingMessage): Promise<{ body: string; params: URLSearchParams }> {
     let body = '';
     for await (const chunk of request) body += String(chunk);
-    return new URLSearchParams(body);
+    return { body, params: new URLSearchParams(body) };
   }
 
   function json(response: ServerResponse, status: number, value: unknown): void {
@@ -144,7 +154,12 @@ export async function startOAuth2Server(options: {
 
   const server = createServer((request, response) => {
     void (async () => {
-      const params = await form(request);
+      const { body, params } = await form(request);
+      if (request.method === 'POST' && reflection && (reflection.path === undefined || reflection.path === request.url)) {
+        const { render, status } = reflection;
+        reflection = null;
+        return json(response, status, render(body, params));
+      }
       if (request.method === 'POST' && request.url === '/token' && params.get('grant_type') !== 'refresh_token') {
         const call: GrantRequest = {
           grantType: params.get('grant_type') ?? '',
@@ -236,6 +251,9 @@ export async function startOAuth2Server(options: {
     },
     nextAuthorization: (decision) => {
       authorization = decision;
+    },
+    reflectNext: (render, { status = 400, path } = {}) => {
+      reflection = { render, status, path };
     },
     introspectionUrl: `http://127.0.0.1:${port}/introspect`,
     ...state,
