@@ -15,7 +15,9 @@ export type SkipReason =
   | 'no-sender'
   | 'malformed'
   | 'too-large'
-  | 'not-in-a-thread';
+  | 'not-in-a-thread'
+  | 'unverified-team'
+  | 'not-team-mail';
 export const SKIP_REASONS: readonly SkipReason[] = [
   'auto-reply',
   'bounce',
@@ -27,6 +29,8 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   'malformed',
   'too-large',
   'not-in-a-thread',
+  'unverified-team',
+  'not-team-mail',
 ];
 
 export interface Classification {

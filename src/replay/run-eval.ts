@@ -18,9 +18,16 @@ import { openMemoryDatabase } from '../store/database.ts';
 import { loadEvalPair } from '../store/eval-pairs.ts';
 import { scorePair, summarise, type EvalSummary, type PairScore } from './eval-score.ts';
 import { readHistory } from './history-files.ts';
+import { decideTeamMail } from '../mail/team-identity.ts';
 
 export interface EvalOptions {
   input: string;
+  /**
+   * The team's Sent folder exported (mbox, Maildir or .eml folder): its mail from a team address is
+   * the team's, proven by the channel. Without it, only mail in `input` that carries an aligned DMARC
+   * pass from TRUSTED_AUTHSERV_ID counts as the team's (docs/team-identity.md).
+   */
+  sent?: string | undefined;
   /** The support mailbox's address: its mail is the team's. */
   address: string;
   config: Config;
@@ -44,6 +51,8 @@ export interface EvalReport {
   address: string;
   messages: number;
   customerMails: number;
+  /** Mail from a team address without proof (not from --sent, no aligned DMARC pass): counted as no one's reply. */
+  unprovenTeamMails: number;
   /** Customer mails the team answered (each the target of a pair). */
   answered: number;
   /** Answered customer mails the agent drafted no reply for (skipped, or covered by a draft already paired). */
@@ -56,15 +65,19 @@ export interface EvalReport {
 interface HistoryMail {
   name: string;
   raw: Buffer;
+  /** Read from the team's Sent folder export (`--sent`). */
+  sent: boolean;
   date: Date | null;
   from: string | null;
+  fromFields: number;
+  authenticationResults: string[];
   messageId: string | null;
   inReplyTo: string | null;
   needsHuman: boolean | null;
 }
 
 /** The few header fields the evaluation orders and pairs by (the header section only, unfolded). */
-function headerFields(raw: Buffer): Omit<HistoryMail, 'name' | 'raw'> {
+function headerFields(raw: Buffer): Omit<HistoryMail, 'name' | 'raw' | 'sent'> {
   const text = raw.subarray(0, 256 * 1024).toString('latin1');
   const end = text.search(/\r?\n\r?\n/);
   const headers = (end >= 0 ? text.slice(0, end) : text).replace(/\r?\n[ \t]+/g, ' ');
@@ -74,9 +87,12 @@ function headerFields(raw: Buffer): Omit<HistoryMail, 'name' | 'raw'> {
   const from = field('from');
   const address = from ? (/<([^<>\s]+@[^<>\s]+)>/.exec(from)?.[1] ?? /\S+@\S+/.exec(from)?.[0] ?? null) : null;
   const label = field('x-needs-human')?.toLowerCase() ?? null;
+  const all = (name: string) => [...headers.matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((m) => m[1]!.trim());
   return {
     date: parsed && Number.isFinite(parsed.getTime()) ? parsed : null,
     from: address?.toLowerCase() ?? null,
+    fromFields: all('from').length,
+    authenticationResults: all('authentication-results'),
     messageId: /<[^<>\s]+>/.exec(field('message-id') ?? '')?.[0] ?? null,
     inReplyTo: /<[^<>\s]+>/.exec(field('in-reply-to') ?? '')?.[0] ?? null,
     needsHuman: label === 'yes' || label === 'true' ? true : label === 'no' || label === 'false' ? false : null,
@@ -85,14 +101,34 @@ function headerFields(raw: Buffer): Omit<HistoryMail, 'name' | 'raw'> {
 
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const maxBytes = options.config.mail.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const history = (await readHistory(options.input, maxBytes)).map((m, index) => ({ ...m, ...headerFields(m.raw), index }));
+  const inbox = await readHistory(options.input, maxBytes);
+  const sent = options.sent ? await readHistory(options.sent, maxBytes) : [];
+  const history = [...inbox.map((m) => ({ ...m, sent: false })), ...sent.map((m) => ({ ...m, sent: true }))].map((m, index) => ({
+    ...m,
+    ...headerFields(m.raw),
+    index,
+  }));
   if (history.length === 0) throw new AppError('INPUT_INVALID', `no messages found in ${options.input}`);
   history.sort((a, b) => (a.date?.getTime() ?? Infinity) - (b.date?.getTime() ?? Infinity) || a.index - b.index);
 
-  const team = new Set([options.address, ...options.config.staffAddresses]);
-  const isTeam = (m: HistoryMail) => m.from !== null && team.has(m.from);
+  // The team's mail is decided as ingestion decides it (src/mail/team-identity.ts): by the channel
+  // (the Sent export) or an aligned DMARC pass, never by From alone.
+  const team = { supportAddress: options.address, staffAddresses: options.config.staffAddresses };
+  const verdict = (m: HistoryMail) =>
+    decideTeamMail(
+      {
+        channel: m.sent ? 'sent-folder' : 'inbound',
+        from: m.from,
+        fromFields: m.fromFields,
+        authenticationResults: m.authenticationResults,
+        authservId: options.config.trust.authservId,
+      },
+      team,
+    ).kind;
+  const isTeam = (m: HistoryMail) => verdict(m) === 'team';
+  const isCustomer = (m: HistoryMail) => !m.sent && verdict(m) === 'not-team';
   // The team's first reply to each customer mail is the reference for the agent's draft.
-  const customerIds = new Set(history.filter((m) => !isTeam(m) && m.messageId).map((m) => m.messageId!));
+  const customerIds = new Set(history.filter((m) => isCustomer(m) && m.messageId).map((m) => m.messageId!));
   const references = new Map<string, HistoryMail>();
   for (const m of history) {
     if (isTeam(m) && m.inReplyTo && m.messageId && customerIds.has(m.inReplyTo) && !references.has(m.inReplyTo))
@@ -120,7 +156,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         ingestDeps,
         mail.raw,
         { kind: 'replay', file: mail.name },
-        { receivedAt: at, now: at, sentByTeam: isTeam(mail) },
+        { receivedAt: at, now: at, sentByTeam: mail.sent },
       ).catch((error: unknown) => failures.push(`ingest ${mail.name}: ${describeError(error)}`.slice(0, 500)));
       // The turn a customer mail starts runs now, before the team's reply arrives.
       await scheduler.runUntil(clock.now(), pipeline);
@@ -163,7 +199,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       model: provider.model,
       address: options.address,
       messages: history.length,
-      customerMails: history.filter((m) => !isTeam(m)).length,
+      customerMails: history.filter(isCustomer).length,
+      unprovenTeamMails: history.filter((m) => !m.sent && verdict(m) === 'unproven').length,
       answered: references.size,
       undrafted,
       pairs,

@@ -17,6 +17,7 @@ export interface EvalCommandOptions {
   report?: string;
   address?: string;
   compare?: string;
+  sent?: string;
 }
 
 const summarySchema = z.object({
@@ -80,6 +81,7 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
   let lastShown = 0;
   const report = await runEval({
     input,
+    sent: options.sent,
     address,
     config,
     logger,
@@ -99,7 +101,11 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
   }
   process.stdout.write(
     `${report.messages} messages, ${report.customerMails} from customers, ${report.answered} answered by the team, ` +
-      `${report.pairs.length} paired with a draft${report.failures.length > 0 ? `, ${report.failures.length} failures` : ''}\n\n` +
+      `${report.pairs.length} paired with a draft${report.failures.length > 0 ? `, ${report.failures.length} failures` : ''}\n` +
+      (report.unprovenTeamMails > 0
+        ? `${report.unprovenTeamMails} from a team address without proof, not counted as the team's (give the Sent folder with --sent)\n`
+        : '') +
+      '\n' +
       `${formatEvalTable(report, other)}\n`,
   );
 }
