@@ -256,7 +256,11 @@ function commitmentChanges(
   ]);
   const known = new Set(open.map((c) => foldText(c.text)));
   const created: NewCommitment[] = [];
+  const shownReplies = new Set(replies.map((r) => r.messageId));
   for (const c of answer.commitments) {
+    // A promise is the team's: one citing anything but a reply shown (a customer's words, a
+    // stranger's mail claiming a team address) is not a commitment.
+    if (c.sourceMessageId && !shownReplies.has(c.sourceMessageId)) continue;
     const text = c.text.replace(/\s+/g, ' ').trim().slice(0, 300);
     const folded = foldText(text);
     if (!text || known.has(folded) || created.length >= MAX_NEW_COMMITMENTS) continue;
