@@ -5,6 +5,7 @@
  * customer's: src/mail/team-identity.ts `threadForTeamMessage`).
  */
 import { normaliseAddress } from '../mail/addresses.ts';
+import { trustedDmarc } from '../mail/auth-results.ts';
 import type { Classification, SkipReason } from '../mail/classify.ts';
 import { verifyAgentMessageId } from '../mail/message-id.ts';
 import type { ParsedEmail } from '../mail/parse-message.ts';
@@ -30,6 +31,17 @@ function agentMarked(email: ParsedEmail, settings: IngestSettings): boolean {
 }
 
 /**
+ * Mail from the served address itself that the trusted server never judged (no DMARC result: an
+ * internal relay, the team's own Bcc copy, or no TRUSTED_AUTHSERV_ID) stays what the classifier
+ * calls it, a loop: no reply, not the team's. Judged and not passing, it is a stranger's mail.
+ */
+function ownCopy(email: ParsedEmail, settings: IngestSettings): boolean {
+  const from = normaliseAddress(email.from?.address, { foldPlus: true });
+  if (from === null || from !== normaliseAddress(settings.supportAddress, { foldPlus: true })) return false;
+  return (trustedDmarc(email.rawHeaders.get('authentication-results') ?? [], settings.authservId)?.result ?? null) === null;
+}
+
+/**
  * Which way a message goes. Automated mail from a team address (a colleague's out-of-office) and
  * the agent's own mail keep the classifier's verdict; a proven team message is the team's even
  * when From is the served address (the team's reply Cc'd to itself is not a loop).
@@ -49,6 +61,7 @@ export function routeTeamMail(email: ParsedEmail, settings: IngestSettings, sent
   if (verdict.kind === 'not-team' || agentMarked(email, settings)) return { kind: 'other' };
   if (classified.skipReason !== null && classified.skipReason !== 'loop') return { kind: 'other' };
   if (verdict.kind === 'team') return { kind: 'team' };
+  if (ownCopy(email, settings)) return { kind: 'other' };
   return {
     kind: 'inbound',
     classification: { skipReason: 'unverified-team', detail: `claims to be the team, not proven: ${verdict.detail}`, report: null },

@@ -153,7 +153,7 @@ describe('a forged staff mail (finding 2)', () => {
     expect(after.map((c) => ({ text: c.text, status: c.status }))).toEqual([{ text: 'refund the shipping costs', status: 'open' }]);
   });
 
-  it('treats mail from the served address without proof as a stranger’s, not as a loop nor the team', async () => {
+  it('treats mail from the served address that fails DMARC as a stranger’s, not as a loop nor the team', async () => {
     const first = await customerWrites('<s-1@example.com>', { from: 'Eve <eve@example.com>', subject: 'Login' });
     const result = await h.ingest(
       customerEmail({
@@ -162,10 +162,22 @@ describe('a forged staff mail (finding 2)', () => {
         subject: 'Re: Login',
         inReplyTo: '<s-1@example.com>',
         body: 'Your password reset code is 123456.',
+        headers: { 'Authentication-Results': FAIL },
       }),
     );
     expect(result).toMatchObject({ outcome: 'skipped', skipReason: 'unverified-team', threadId: first.ingested.threadId });
-    expect(result.skipDetail).toMatch(/reported no authentication/);
+    expect(result.skipDetail).toMatch(/dmarc=fail/);
+    // Never judged by the trusted server (an internal relay, the team's own Bcc copy): a loop, as before.
+    const copy = await h.ingest(
+      customerEmail({
+        from: 'Acme Support <support@acme.example>',
+        to: 'eve@example.com',
+        subject: 'Re: Login',
+        inReplyTo: '<s-1@example.com>',
+        body: 'A copy of our reply.',
+      }),
+    );
+    expect(copy).toMatchObject({ outcome: 'skipped', skipReason: 'loop' });
     expect(await h.runtime.db.draft.findUniqueOrThrow({ where: { id: first.draft.id } })).toMatchObject({ outcome: 'pending' });
   });
 
