@@ -60,7 +60,7 @@ describe('decideTeamMail', () => {
     ],
     ['a pass with no header.from', { authenticationResults: [`${MX}; dmarc=pass`] }, 'unproven', /no stated domain/],
     [
-      'a pass for a parent domain of a staff subdomain',
+      'a subdomain address that is not in STAFF_ADDRESSES',
       { from: 'bob@eu.acme.example', authenticationResults: [`${MX}; dmarc=pass header.from=acme.example`] },
       'not-team',
     ],
