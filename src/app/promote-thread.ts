@@ -11,7 +11,7 @@ import { newId } from '../ids.ts';
 import type { ThreadPromotion } from '../llm/contracts.ts';
 import type { LlmProvider } from '../llm/provider.ts';
 import type { Logger } from '../logger.ts';
-import { checkCommitmentClose, commitmentStatusAt, resolveDue, type OpenCommitment } from '../memory/commitments.ts';
+import { checkCommitmentClose, commitmentStatusAt, resolveDue, type CommitmentSource, type OpenCommitment } from '../memory/commitments.ts';
 import { trustedAsFactSource } from '../memory/disclosure.ts';
 import { buildPromotionPrompt, planPasses } from '../memory/promotion-prompt.ts';
 import {
@@ -180,7 +180,9 @@ async function runPass(
         threadEnded: closeAs !== null || thread.state.status === 'resolved' || thread.state.status === 'closed',
       })
     : [];
-  const changes = answer.ok ? commitmentChanges(answer.value, pass, replies, commitments, threadTags, now) : { created: [], closed: [] };
+  const changes = answer.ok
+    ? commitmentChanges(answer.value, pass, replies, commitments, threadTags, now, thread.entityId)
+    : { created: [], closed: [] };
   const ending = threadEnding(deps, threadTags, commitments);
   const topic = answer.ok ? answer.value.topic.replace(/\s+/g, ' ').trim().slice(0, 120) || thread.topic : thread.topic;
   const runId = newId('pr');
@@ -245,14 +247,20 @@ function commitmentChanges(
   open: PromotionState['commitments'],
   threadTags: readonly string[],
   now: Date,
+  entityId: string,
 ): { created: NewCommitment[]; closed: CommitmentClose[] } {
-  const byMessageId = new Map<string, { text: string; date: Date }>([
-    ...pass.map((m) => [m.messageId, { text: m.text, date: m.date }] as const),
-    ...replies.map((r) => [r.messageId, { text: r.text, date: r.date }] as const),
+  // The customer's own messages and the team's proven replies may close a commitment (commitments.ts).
+  const byMessageId = new Map<string, CommitmentSource>([
+    ...pass.map((m) => [m.messageId, { text: m.text, date: m.date, proven: trustedAsFactSource(m, entityId) }] as const),
+    ...replies.map((r) => [r.messageId, { text: r.text, date: r.date, proven: r.proven }] as const),
   ]);
   const known = new Set(open.map((c) => foldText(c.text)));
   const created: NewCommitment[] = [];
+  const shownReplies = new Set(replies.map((r) => r.messageId));
   for (const c of answer.commitments) {
+    // A promise is the team's: one citing anything but a reply shown (a customer's words, a
+    // stranger's mail claiming a team address) is not a commitment.
+    if (c.sourceMessageId && !shownReplies.has(c.sourceMessageId)) continue;
     const text = c.text.replace(/\s+/g, ' ').trim().slice(0, 300);
     const folded = foldText(text);
     if (!text || known.has(folded) || created.length >= MAX_NEW_COMMITMENTS) continue;

@@ -130,6 +130,7 @@ export function buildProgram(runCommand: RunCommand): Command {
     .argument('<history>', 'an mbox file, a Maildir, or a folder of .eml files')
     .option('--report <file>', 'write the JSON report here')
     .option('--address <address>', "the support mailbox's own address (default: SUPPORT_ADDRESS)")
+    .option('--sent <history>', "the team's Sent folder exported (mbox, Maildir or folder): the team's replies, proven by the channel")
     .option('--compare <file>', 'an earlier report: print the differences')
     .option(
       '--kb <path>',

@@ -9,6 +9,7 @@
 import { entityKeyFor, foldPlusAddress, type EntityKeyOptions } from '../mail/addresses.ts';
 import { trustedAuthVerdict } from '../mail/auth-results.ts';
 import { classifyEmail, type SkipReason } from '../mail/classify.ts';
+import { routeTeamMail, teamSkip, teamThread } from './team-mail.ts';
 import { rawHashMessageId, syntheticMessageId, verifyAgentMessageId } from '../mail/message-id.ts';
 import { orderKeys } from '../mail/ingest-order.ts';
 import type { ParsedEmail, ParseOutcome } from '../mail/parse-message.ts';
@@ -403,18 +404,22 @@ async function storeParsed(
   const { settings } = deps;
   const messageId = email.messageId ?? syntheticMessageId(email);
   const at = email.date ?? receivedAt;
-  const sender = email.from?.address ?? null;
-  if (sentByTeam || (sender !== null && settings.staffAddresses?.includes(sender.toLowerCase()))) {
-    const team = await storeTeamReply(deps, raw, email, text, messageId, source, receivedAt, sentByTeam);
-    if (team) return team;
-  }
-  // A date in the future (a wrong clock or a forgery) must not make a backlog look fresh.
-  const tooOld = Math.min(at.getTime(), receivedAt.getTime()) < now.getTime() - settings.replyMaxAgeMs;
-
-  const classification = classifyEmail(email, {
+  const classified = classifyEmail(email, {
     supportAddress: settings.supportAddress,
     isAgentMessageId: (id) => verifyAgentMessageId(settings.messageIdSecret, id) !== null,
   });
+  // The team is who can prove it (src/mail/team-identity.ts, src/ingest/team-mail.ts): never From alone.
+  const route = routeTeamMail(email, settings, sentByTeam, classified);
+  if (route.kind === 'team') {
+    const team = await storeTeamReply(deps, raw, email, text, messageId, source, receivedAt, sentByTeam);
+    if (team) return team;
+  } else if (route.kind === 'not-team') {
+    return teamSkip(messageId, text, email.date ?? receivedAt, 'not-team-mail', route.detail);
+  }
+  const classification = route.kind === 'inbound' ? route.classification : classified;
+  // A date in the future (a wrong clock or a forgery) must not make a backlog look fresh.
+  const tooOld = Math.min(at.getTime(), receivedAt.getTime()) < now.getTime() - settings.replyMaxAgeMs;
+
   // A report that one of our replies could not be delivered marks that draft bounced (idempotent, so
   // a retried ingestion may repeat it); the report is filed with the reply's thread. Lenient header
   // repairs are logged and noted on the message.
@@ -463,6 +468,9 @@ async function storeParsed(
     try {
       await writeIngested(deps.sql, {
         ...placement.write,
+        ...(classification.skipReason === 'unverified-team' && placement.threadId
+          ? { handOff: { id: placement.threadId, reason: `not the team's mail: ${classification.detail ?? ''}`, at: now } }
+          : {}),
         message: { ...message, threadId: placement.threadId, entityId: placement.entityId, skipDetail },
       });
       return { ...stored, threadId: placement.threadId, entityId: placement.entityId };
@@ -571,17 +579,15 @@ async function storeTeamReply(
     deps,
     headerIdsInPreferenceOrder(email.inReplyTo, email.references).filter((id) => id !== messageId),
   );
-  const found = await lookupForIngest(deps.sql, {
-    mailboxId: deps.mailbox.id,
-    address: null,
-    entityKey: null,
-    headerIds,
-    normalizedSubject: '',
-    subjectSince: new Date(0),
-  });
-  const threadId = headerIds.map((id) => found.matches.find((m) => m.messageId === id)?.threadId).find((t) => t !== undefined) ?? null;
-  if (!threadId)
-    return sentByTeam ? result('', null, { reason: 'not-in-a-thread', detail: 'sent mail in no known thread: not stored' }, false) : null;
+  // Only a thread whose customer is among the recipients (headers alone never decide).
+  const placed = await teamThread(deps, email, headerIds, at);
+  const threadId = placed.threadId;
+  if (!threadId) {
+    if (!sentByTeam && !placed.otherCustomer) return null;
+    const detail = placed.otherCustomer ?? 'sent mail in no known thread: not stored';
+    deps.logger.info('team mail joins no thread', { messageId, reason: placed.otherCustomer ? 'other-customer' : 'no-thread' });
+    return result('', null, { reason: 'not-in-a-thread', detail }, false);
+  }
 
   const message: NewInboundMessage = {
     ...emptyMessage(deps, messageId, source, receivedAt, raw),
@@ -594,7 +600,7 @@ async function storeTeamReply(
   try {
     await writeIngested(deps.sql, {
       message,
-      teamReplied: { id: threadId, at },
+      teamReplied: { id: threadId, at, answersOpenItems: true },
       threadKeys: { mailboxId: deps.mailbox.id, threadId, keys: [{ messageId, kind: 'outbound' }] },
     });
   } catch (error) {

@@ -51,3 +51,41 @@ export function trustedAuthVerdict(headers: readonly string[], trustedAuthservId
   }
   return UNKNOWN_VERDICT;
 }
+
+/** The DMARC result of the trusted receiving server, with the From domain it was evaluated for. */
+export interface TrustedDmarc {
+  /** `pass` only when every DMARC result in the header passes; null when the header reports none. */
+  result: AuthResult | null;
+  /** The `header.from` property of the DMARC result (lower case); null when absent or not agreeing. */
+  headerFrom: string | null;
+}
+
+/**
+ * The DMARC verdict of the topmost Authentication-Results header whose authserv-id is the trusted
+ * one, with its `header.from` (RFC 7489 §11.2): what proves the visible From domain was
+ * authenticated. Several DMARC results in that header (some servers report one per From domain)
+ * pass only when all pass for the same domain. Null when no trusted header is present.
+ */
+export function trustedDmarc(headers: readonly string[], trustedAuthservId: string | undefined): TrustedDmarc | null {
+  if (!trustedAuthservId) return null;
+  for (const header of headers) {
+    const parts = stripComments(header)
+      .split(';')
+      .map((p) => p.trim());
+    if (parts[0]?.split(/\s+/)[0]?.toLowerCase() !== trustedAuthservId) continue;
+    const results: TrustedDmarc[] = [];
+    for (const resinfo of parts.slice(1)) {
+      const match = /^dmarc\s*=\s*([a-z]+)/i.exec(resinfo);
+      if (!match) continue;
+      const result = match[1]!.toLowerCase() as AuthResult;
+      const from = /(?:^|\s)header\.from\s*=\s*"?([^\s";]+)"?/i.exec(resinfo)?.[1]?.toLowerCase().replace(/\.$/, '') ?? null;
+      results.push({ result: RESULTS.has(result) ? result : 'permerror', headerFrom: from });
+    }
+    if (results.length === 0) return { result: null, headerFrom: null };
+    const failing = results.find((r) => r.result !== 'pass');
+    if (failing) return failing;
+    const domains = new Set(results.map((r) => r.headerFrom));
+    return { result: 'pass', headerFrom: domains.size === 1 ? results[0]!.headerFrom : null };
+  }
+  return null;
+}

@@ -15,7 +15,9 @@ export type SkipReason =
   | 'no-sender'
   | 'malformed'
   | 'too-large'
-  | 'not-in-a-thread';
+  | 'not-in-a-thread'
+  | 'unverified-team'
+  | 'not-team-mail';
 export const SKIP_REASONS: readonly SkipReason[] = [
   'auto-reply',
   'bounce',
@@ -27,6 +29,8 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   'malformed',
   'too-large',
   'not-in-a-thread',
+  'unverified-team',
+  'not-team-mail',
 ];
 
 export interface Classification {
@@ -64,7 +68,9 @@ function headerToken(value: string | undefined): string {
 }
 
 /**
- * Classifies inbound mail. Order: the agent's own mail (loops), then automated reports about sent
+ * Classifies inbound mail. Mail that proves it is the team's (src/mail/team-identity.ts) is routed
+ * by ingestion before this verdict counts, so the served From's `loop` here is only the rest.
+ * Order: the agent's own mail (loops), then automated reports about sent
  * mail (bounces, complaints, list-manager notices: see bounce.ts), then auto-replies, then list mail.
  */
 export function classifyEmail(email: ParsedEmail, agent: AgentIdentity): Classification {

@@ -90,16 +90,72 @@ export function findCommitment(reference: string, open: readonly OpenCommitment[
 }
 
 export type CommitmentCloseVerdict =
-  { ok: true } | { ok: false; rule: 'commitment-unknown' | 'evidence-in-source' | 'evidence-before-promise'; reason: string };
+  | { ok: true }
+  | {
+      ok: false;
+      rule: 'commitment-unknown' | 'evidence-in-source' | 'source-unverified' | 'evidence-unrelated' | 'evidence-before-promise';
+      reason: string;
+    };
+
+/**
+ * A message a closing may cite. `proven`: the customer's own message, or the team's reply through
+ * a channel that proves it (src/mail/team-identity.ts: the Sent folder, an aligned DMARC pass, the
+ * agent's own outbox once sent). A draft still waiting for a person has said nothing yet.
+ */
+export interface CommitmentSource {
+  text: string;
+  date: Date;
+  proven: boolean;
+}
+
+/** Shortest content word compared, and the prefix two words must share (inflections: refund/refunded). */
+const CONTENT_WORD = 4;
+const SHARED_PREFIX = 5;
+/** Words compared on each side (bounded work on a model's long evidence). */
+const MAX_WORDS = 200;
+
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+
+function contentWords(text: string): string[] {
+  return (foldText(text).match(/[\p{L}\p{N}]+/gu) ?? []).filter(
+    (w) => w.length >= CONTENT_WORD || /^\p{N}+$/u.test(w) || (w.length >= 2 && UNSPACED.test(w)),
+  );
+}
+
+/** Two runs of unspaced script share two consecutive characters ("退款" in "退款已到账"). */
+function sharesPair(a: string, b: string): boolean {
+  const pairs = new Set<string>();
+  for (let i = 0; i + 1 < a.length; i++) pairs.add(a.slice(i, i + 2));
+  for (let i = 0; i + 1 < b.length; i++) if (pairs.has(b.slice(i, i + 2))) return true;
+  return false;
+}
+
+function sameWord(p: string, w: string): boolean {
+  if (p === w) return true;
+  if (UNSPACED.test(p) || UNSPACED.test(w)) return UNSPACED.test(p) && UNSPACED.test(w) && sharesPair(p, w);
+  return p.length >= SHARED_PREFIX && w.length >= SHARED_PREFIX && p.slice(0, SHARED_PREFIX) === w.slice(0, SHARED_PREFIX);
+}
+
+/**
+ * Whether the evidence is about the commitment: they share a content word (four letters or more,
+ * compared by its first five so "refund" meets "refunded"; or a number; in Chinese, Japanese and
+ * Thai, two consecutive characters). "Thanks!" closes nothing.
+ */
+export function evidenceSupports(commitmentText: string, evidence: string): boolean {
+  const promised = contentWords(commitmentText).slice(0, MAX_WORDS);
+  const said = contentWords(evidence).slice(0, MAX_WORDS);
+  return promised.some((p) => said.some((w) => sameWord(p, w)));
+}
 
 /**
  * Whether an update may close a commitment: it names an open one, its evidence occurs in the cited
- * message (compared as the fact evidence is), and that message came after the promise.
+ * message, that message is proven (the customer's, or the team's through a proving channel), the
+ * evidence is about the commitment, and the message came after the promise.
  */
 export function checkCommitmentClose(
   update: { commitment: string; evidence: string; sourceMessageId: string },
   open: readonly OpenCommitment[],
-  source: { text: string; date: Date } | null,
+  source: CommitmentSource | null,
 ): CommitmentCloseVerdict & { commitment: OpenCommitment | null } {
   const commitment = findCommitment(update.commitment, open);
   if (!commitment)
@@ -107,6 +163,12 @@ export function checkCommitmentClose(
   const evidence = foldText(update.evidence);
   if (!source || !evidence || !containsFolded(foldText(source.text), evidence)) {
     return { ok: false, rule: 'evidence-in-source', reason: 'the evidence does not occur in the cited message', commitment };
+  }
+  if (!source.proven) {
+    return { ok: false, rule: 'source-unverified', reason: 'the cited message is not a proven team reply nor the customer’s', commitment };
+  }
+  if (!evidenceSupports(commitment.text, update.evidence)) {
+    return { ok: false, rule: 'evidence-unrelated', reason: 'the evidence shares no content word with the commitment', commitment };
   }
   if (source.date <= commitment.promisedAt) {
     return { ok: false, rule: 'evidence-before-promise', reason: 'the cited message is not later than the promise', commitment };

@@ -19,9 +19,16 @@ import { openMemoryDatabase } from '../store/database.ts';
 import { loadEvalPair } from '../store/eval-pairs.ts';
 import { scorePair, summarise, type EvalSummary, type PairScore } from './eval-score.ts';
 import { readHistory } from './history-files.ts';
+import { decideTeamMail } from '../mail/team-identity.ts';
 
 export interface EvalOptions {
   input: string;
+  /**
+   * The team's Sent folder exported (mbox, Maildir or .eml folder): its mail from a team address is
+   * the team's, proven by the channel. Without it, only mail in `input` that carries an aligned DMARC
+   * pass from TRUSTED_AUTHSERV_ID counts as the team's (docs/team-identity.md).
+   */
+  sent?: string | undefined;
   /** The support mailbox's address: its mail is the team's. */
   address: string;
   config: Config;
@@ -47,6 +54,8 @@ export interface EvalReport {
   address: string;
   messages: number;
   customerMails: number;
+  /** Mail from a team address without proof (not from --sent, no aligned DMARC pass): counted as no one's reply. */
+  unprovenTeamMails: number;
   /** Customer mails the team answered (each the target of a pair). */
   answered: number;
   /** Answered customer mails the agent drafted no reply for (skipped, or covered by a draft already paired). */
@@ -61,15 +70,19 @@ export interface EvalReport {
 interface HistoryMail {
   name: string;
   raw: Buffer;
+  /** Read from the team's Sent folder export (`--sent`). */
+  sent: boolean;
   date: Date | null;
   from: string | null;
+  fromFields: number;
+  authenticationResults: string[];
   messageId: string | null;
   inReplyTo: string | null;
   needsHuman: boolean | null;
 }
 
 /** The few header fields the evaluation orders and pairs by (the header section only, unfolded). */
-function headerFields(raw: Buffer): Omit<HistoryMail, 'name' | 'raw'> {
+function headerFields(raw: Buffer): Omit<HistoryMail, 'name' | 'raw' | 'sent'> {
   const text = raw.subarray(0, 256 * 1024).toString('latin1');
   const end = text.search(/\r?\n\r?\n/);
   const headers = (end >= 0 ? text.slice(0, end) : text).replace(/\r?\n[ \t]+/g, ' ');
@@ -79,9 +92,12 @@ function headerFields(raw: Buffer): Omit<HistoryMail, 'name' | 'raw'> {
   const from = field('from');
   const address = from ? (/<([^<>\s]+@[^<>\s]+)>/.exec(from)?.[1] ?? /\S+@\S+/.exec(from)?.[0] ?? null) : null;
   const label = field('x-needs-human')?.toLowerCase() ?? null;
+  const all = (name: string) => [...headers.matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((m) => m[1]!.trim());
   return {
     date: parsed && Number.isFinite(parsed.getTime()) ? parsed : null,
     from: address?.toLowerCase() ?? null,
+    fromFields: all('from').length,
+    authenticationResults: all('authentication-results'),
     messageId: /<[^<>\s]+>/.exec(field('message-id') ?? '')?.[0] ?? null,
     inReplyTo: /<[^<>\s]+>/.exec(field('in-reply-to') ?? '')?.[0] ?? null,
     needsHuman: label === 'yes' || label === 'true' ? true : label === 'no' || label === 'false' ? false : null,
@@ -90,15 +106,35 @@ function headerFields(raw: Buffer): Omit<HistoryMail, 'name' | 'raw'> {
 
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const maxBytes = options.config.mail.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const history = (await readHistory(options.input, maxBytes)).map((m, index) => ({ ...m, ...headerFields(m.raw), index }));
+  const inbox = await readHistory(options.input, maxBytes);
+  const sent = options.sent ? await readHistory(options.sent, maxBytes) : [];
+  const history = [...inbox.map((m) => ({ ...m, sent: false })), ...sent.map((m) => ({ ...m, sent: true }))].map((m, index) => ({
+    ...m,
+    ...headerFields(m.raw),
+    index,
+  }));
   if (history.length === 0) throw new AppError('INPUT_INVALID', `no messages found in ${options.input}`);
   history.sort((a, b) => (a.date?.getTime() ?? Infinity) - (b.date?.getTime() ?? Infinity) || a.index - b.index);
 
-  const team = new Set([options.address, ...options.config.staffAddresses]);
-  const isTeam = (m: HistoryMail) => m.from !== null && team.has(m.from);
-  if (!history.some(isTeam)) throw noTeamMail(options.address, options.input, history);
+  // The team's mail is decided as ingestion decides it (src/mail/team-identity.ts): by the channel
+  // (the Sent export) or an aligned DMARC pass, never by From alone.
+  const team = { supportAddress: options.address, staffAddresses: options.config.staffAddresses };
+  const verdict = (m: HistoryMail) =>
+    decideTeamMail(
+      {
+        channel: m.sent ? 'sent-folder' : 'inbound',
+        from: m.from,
+        fromFields: m.fromFields,
+        authenticationResults: m.authenticationResults,
+        authservId: options.config.trust.authservId,
+      },
+      team,
+    ).kind;
+  const isTeam = (m: HistoryMail) => verdict(m) === 'team';
+  const isCustomer = (m: HistoryMail) => !m.sent && verdict(m) === 'not-team';
+  if (!history.some(isTeam)) throw noTeamMail(options, history, history.filter((m) => !m.sent && verdict(m) === 'unproven').length);
   // The team's first reply to each customer mail is the reference for the agent's draft.
-  const customerIds = new Set(history.filter((m) => !isTeam(m) && m.messageId).map((m) => m.messageId!));
+  const customerIds = new Set(history.filter((m) => isCustomer(m) && m.messageId).map((m) => m.messageId!));
   const references = new Map<string, HistoryMail>();
   for (const m of history) {
     if (isTeam(m) && m.inReplyTo && m.messageId && customerIds.has(m.inReplyTo) && !references.has(m.inReplyTo))
@@ -130,7 +166,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         ingestDeps,
         mail.raw,
         { kind: 'replay', file: mail.name },
-        { receivedAt: at, now: at, sentByTeam: isTeam(mail) },
+        { receivedAt: at, now: at, sentByTeam: mail.sent },
       ).catch((error: unknown) => failures.push(`ingest ${mail.name}: ${describeError(error)}`.slice(0, 500)));
       // The turn a customer mail starts runs now, before the team's reply arrives.
       await scheduler.runUntil(clock.now(), pipeline);
@@ -180,7 +216,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       model: provider.model,
       address: options.address,
       messages: history.length,
-      customerMails: history.filter((m) => !isTeam(m)).length,
+      customerMails: history.filter(isCustomer).length,
+      unprovenTeamMails: history.filter((m) => !m.sent && verdict(m) === 'unproven').length,
       answered: references.size,
       undrafted,
       modelFailures,
@@ -193,17 +230,21 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   }
 }
 
-/** A wrong `--address` finds no team mail and so no pair: say so, with the history's busiest senders. */
-function noTeamMail(address: string, input: string, history: ReadonlyArray<{ from: string | null }>): AppError {
+/** No proven team reply means no pair: say why (a wrong --address, or no proof), with the busiest senders. */
+function noTeamMail(
+  options: Pick<EvalOptions, 'address' | 'input' | 'sent'>,
+  history: ReadonlyArray<{ from: string | null }>,
+  unproven: number,
+): AppError {
   const counts = new Map<string, number>();
   for (const m of history) if (m.from) counts.set(m.from, (counts.get(m.from) ?? 0) + 1);
   const busiest = [...counts.entries()]
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .slice(0, 3)
     .map(([from, n]) => `${from} (${n})`);
-  return new AppError(
-    'INPUT_INVALID',
-    `no mail from ${address} (or STAFF_ADDRESSES) in ${input}, so no team reply to score against; ` +
-      `the most frequent senders are ${busiest.join(', ') || 'none'}: give the team's address with --address`,
-  );
+  const why =
+    unproven > 0
+      ? `${unproven} mail(s) from the team's addresses carry no proof (no aligned DMARC pass from TRUSTED_AUTHSERV_ID): give the team's Sent folder with --sent`
+      : `no mail from ${options.address} (or STAFF_ADDRESSES)${options.sent ? '' : ' and no --sent folder'}; the most frequent senders are ${busiest.join(', ') || 'none'}: give the team's address with --address`;
+  return new AppError('INPUT_INVALID', `no team reply in ${options.input} to score against: ${why}`);
 }

@@ -171,7 +171,18 @@ export interface IngestWrite {
    * The team answered in this thread (a staff reply): its clock moves forward, and customer mail
    * written before `at` that still waits for the agent is answered already.
    */
-  teamReplied?: { id: string; at: Date };
+  teamReplied?: {
+    id: string;
+    at: Date;
+    /**
+     * A person's verified reply answers the thread's open items as they stand (see
+     * docs/team-identity.md): they leave `openItems`, one line in the summary says they were
+     * answered, and the thread's version moves so a turn running meanwhile starts again.
+     */
+    answersOpenItems?: boolean;
+  };
+  /** Marks the thread for a person (the console's "Handed to a person"), with the reason. */
+  handOff?: { id: string; reason: string; at: Date };
   participants?: { threadId: string; rows: ReadonlyArray<{ address: string; entityId: string | null; role: 'primary' | 'participant' }> };
   /**
    * Message-IDs that now belong to a thread. An ID already known keeps its first thread; a
@@ -181,6 +192,8 @@ export interface IngestWrite {
 }
 
 const NOW_UTC = `(now() AT TIME ZONE 'UTC')`;
+/** How much of the answered open items the summary's note keeps. */
+const ANSWERED_NOTE_CHARS = 600;
 
 /** Stores everything in one statement. Throws the driver's error on a constraint violation. */
 export async function writeIngested(sql: SqlExecutor, write: IngestWrite): Promise<void> {
@@ -219,11 +232,22 @@ export async function writeIngested(sql: SqlExecutor, write: IngestWrite): Promi
   }
   if (write.teamReplied) {
     const t = write.teamReplied;
-    steps.push(`UPDATE "Thread" SET "lastMessageAt" = GREATEST("lastMessageAt", ${p(utcTimestamp(t.at))}::timestamp), "updatedAt" = ${NOW_UTC}
+    const answered = t.answersOpenItems === true ? `jsonb_array_length("openItems") > 0` : 'false';
+    // One UPDATE of the row (two in one statement would leave only one of them in effect).
+    steps.push(`UPDATE "Thread" SET "lastMessageAt" = GREATEST("lastMessageAt", ${p(utcTimestamp(t.at))}::timestamp), "updatedAt" = ${NOW_UTC},
+        "summary" = CASE WHEN ${answered} THEN btrim("summary" || E'\\n' || ${p(`The team replied on ${t.at.toISOString().slice(0, 10)} and answered: `)}
+          || left((SELECT string_agg(x, '; ') FROM jsonb_array_elements_text("openItems") AS x), ${ANSWERED_NOTE_CHARS}) || '.', E' \\n') ELSE "summary" END,
+        "openItems" = CASE WHEN ${answered} THEN '[]'::jsonb ELSE "openItems" END,
+        "version" = CASE WHEN ${answered} THEN "version" + 1 ELSE "version" END
       WHERE "id" = ${p(t.id)}`);
     steps.push(`UPDATE "Message" SET "status" = 'replied'
       WHERE "threadId" = ${p(t.id)} AND "direction" = 'inbound' AND "status" = 'pending_reply'
         AND COALESCE("sentAt", "receivedAt") <= ${p(utcTimestamp(t.at))}::timestamp`);
+  }
+  if (write.handOff) {
+    const h = write.handOff;
+    steps.push(`UPDATE "Thread" SET "handoffReason" = ${p(h.reason.slice(0, 500))}, "handoffAt" = ${p(utcTimestamp(h.at))}::timestamp
+      WHERE "id" = ${p(h.id)}`);
   }
   if (write.participants && write.participants.rows.length > 0) {
     const unique = [...new Map(write.participants.rows.map((r) => [r.address, r])).values()];
@@ -305,4 +329,17 @@ export function isStaleLookup(error: unknown): boolean {
 export function isUnstorableValue(error: unknown): boolean {
   const code = sqlErrorInfo(error)?.code;
   return code !== undefined && (code.startsWith('22') || code === '54000');
+}
+
+/** The addresses of each thread's customer (every address of its entity, linked ones included). */
+export async function customerAddressesOfThreads(sql: SqlExecutor, threadIds: readonly string[]): Promise<Map<string, string[]>> {
+  if (threadIds.length === 0) return new Map();
+  const rows = await sql.query(
+    `SELECT t."id", coalesce(json_agg(a."address") FILTER (WHERE a."address" IS NOT NULL), '[]'::json) AS "addresses"
+     FROM "Thread" t LEFT JOIN "EntityAddress" a ON a."entityId" = t."entityId"
+     WHERE t."id" IN (SELECT jsonb_array_elements_text($1::jsonb)) GROUP BY t."id"`,
+    [JSON.stringify(threadIds)],
+  );
+  const parsed = z.array(z.object({ id: z.string(), addresses: z.array(z.string()) })).parse(rows);
+  return new Map(parsed.map((r) => [r.id, r.addresses]));
 }

@@ -32,6 +32,11 @@ export interface TeamReply {
   date: Date;
   text: string;
   author: 'agent' | 'staff';
+  /**
+   * Said through a channel that proves it: a person's reply (stored as staff only when proven, see
+   * src/mail/team-identity.ts) or the agent's reply once its outbox sent it; a pending draft is not.
+   */
+  proven: boolean;
 }
 
 export interface StoredCommitment {
@@ -95,7 +100,7 @@ export async function loadPromotionState(db: DbClient, threadId: string, limit: 
   const outbound = await db.message.findMany({
     where: { threadId, direction: 'outbound', ...(lastPass ? { receivedAt: { gt: lastPass.createdAt } } : {}) },
     orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }],
-    select: { messageId: true, receivedAt: true, sentAt: true, extractedText: true, author: true },
+    select: { messageId: true, receivedAt: true, sentAt: true, extractedText: true, author: true, status: true },
   });
   const saidNothing = new Set(
     (
@@ -115,6 +120,7 @@ export async function loadPromotionState(db: DbClient, threadId: string, limit: 
       date: m.author === 'staff' ? (m.sentAt ?? m.receivedAt) : m.receivedAt,
       text: m.extractedText,
       author: m.author === 'staff' ? ('staff' as const) : ('agent' as const),
+      proven: m.author === 'staff' || m.status === 'sent',
     }));
   const promiseIds = commitments.flatMap((c) => (c.sourceMessageId ? [c.sourceMessageId] : []));
   const promises =

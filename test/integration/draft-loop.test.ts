@@ -31,6 +31,7 @@ beforeAll(async () => {
     IMAP_PASSWORD: 'support-pass',
     IMAP_POLL_INTERVAL: '1s',
     STAFF_ADDRESSES: 'bob@acme.example',
+    TRUSTED_AUTHSERV_ID: 'mx.acme.example',
   });
   poller = startPoller(h.runtime);
 }, 60_000);
@@ -172,7 +173,7 @@ describe('the draft loop', () => {
     expect(turn.prompt).toContain('We will refund the shipping costs by Friday.');
   });
 
-  it('stores mail from a staff address in the inbox as the team’s reply, never answered', async () => {
+  it('stores mail from a staff address in the inbox with an aligned DMARC pass as the team’s reply, never answered', async () => {
     const asked = await customerWrites('3');
     const draft = await appendedDraft(asked);
     const staffId = '<bob-3@mail.acme.example>';
@@ -186,6 +187,7 @@ describe('the draft loop', () => {
         messageId: staffId,
         inReplyTo: asked,
         body: 'Hi Carla, I am handling this one personally and will call you today.',
+        headers: { 'Authentication-Results': 'mx.acme.example; dkim=pass header.d=acme.example; dmarc=pass header.from=acme.example' },
       }),
     );
     const staff = await waitFor(
@@ -327,5 +329,117 @@ describe('the draft loop', () => {
     expect(stats.medianSecondsToDraft).not.toBeNull();
     expect(stats.perIntent.reduce((sum, i) => sum + i.drafts, 0)).toBe(8);
     expect(formatQualityStats(stats)).toMatch(/^all\s+8\s+1\s+2\s+2\s+2\s+0\s+1\s+14\.3%/m);
+  });
+});
+
+describe('the Sent folder joins only its own customer’s thread (finding 3)', () => {
+  /** Appends to Sent, then a marker after it: once the marker is stored, the poller has read the first one. */
+  async function appendThenMarker(raw: string, markerTo: { asked: string; to: string; subject: string }): Promise<void> {
+    await dovecot.append(SUPPORT, 'Sent', raw, ['\\Seen']);
+    const markerId = `<marker-${Math.random().toString(36).slice(2)}@mail.acme.example>`;
+    await dovecot.append(
+      SUPPORT,
+      'Sent',
+      sentMail({ messageId: markerId, inReplyTo: markerTo.asked, to: markerTo.to, subject: markerTo.subject, body: 'Marker.' }),
+      ['\\Seen'],
+    );
+    await waitFor(
+      () => h.runtime.db.message.findFirst({ where: { messageId: markerId } }),
+      (m) => m !== null,
+      30_000,
+      'the marker to be stored',
+    );
+  }
+
+  it('files a reply to customer B carrying In-Reply-To of A’s mail in B’s own thread, and A’s next prompt never sees it', async () => {
+    const askedA = await customerWrites('16');
+    const draftA = await appendedDraft(askedA);
+    const askedB = await customerWrites('17', {
+      from: 'Dora <dora17@customer.example>',
+      subject: 'Order 17',
+      body: 'I forgot my password.',
+    });
+    const draftB = await appendedDraft(askedB);
+    expect(draftB.threadId).not.toBe(draftA.threadId);
+    const toB = '<staff-17@mail.acme.example>';
+    await dovecot.append(
+      SUPPORT,
+      'Sent',
+      sentMail({
+        messageId: toB,
+        inReplyTo: askedA,
+        to: 'dora17@customer.example',
+        subject: 'Re: Order 17',
+        body: 'Dora, your reset link is https://acme.example/reset/SECRET-DORA-17 and your IBAN on file ends 3000.',
+      }),
+      ['\\Seen'],
+    );
+    const stored = await waitFor(
+      () => h.runtime.db.message.findFirst({ where: { messageId: toB } }),
+      (m) => m !== null,
+      30_000,
+      'the reply to B to be stored',
+    );
+    expect(stored).toMatchObject({ threadId: draftB.threadId, direction: 'outbound', author: 'staff' });
+    // B's draft was answered by B's mail; A's was not.
+    await waitFor(
+      () => h.runtime.db.draft.findUniqueOrThrow({ where: { id: draftB.id } }),
+      (d) => d.outcome !== 'pending',
+      30_000,
+      'B’s draft to be settled by the reply to B',
+    );
+    expect(await h.runtime.db.draft.findUniqueOrThrow({ where: { id: draftA.id } })).toMatchObject({ outcome: 'pending' });
+
+    const followA = await customerWrites('16b', {
+      from: 'Carla 16 <carla16@customer.example>',
+      subject: 'Re: Order 16',
+      inReplyTo: askedA,
+      body: 'Any news on my order?',
+    });
+    const nextA = await appendedDraft(followA);
+    expect(nextA.threadId).toBe(draftA.threadId);
+    const turn = await h.runtime.db.turn.findUniqueOrThrow({ where: { id: nextA.turnId } });
+    expect(turn.prompt).toContain('Any news on my order?');
+    expect(turn.prompt).not.toContain('SECRET-DORA-17');
+  });
+
+  it('stores nothing for a reply to someone with no thread of their own that carries A’s In-Reply-To', async () => {
+    const askedA = await customerWrites('18');
+    const draftA = await appendedDraft(askedA);
+    const stray = '<staff-18-stray@mail.acme.example>';
+    await appendThenMarker(
+      sentMail({
+        messageId: stray,
+        inReplyTo: askedA,
+        to: 'zed@elsewhere.example',
+        subject: 'Re: Order 18',
+        body: 'Zed, your code is 4711.',
+      }),
+      { asked: askedA, to: 'carla18@customer.example', subject: 'Re: Order 18' },
+    );
+    expect(await h.runtime.db.message.count({ where: { messageId: stray } })).toBe(0);
+    expect(await h.runtime.db.message.count({ where: { threadId: draftA.threadId, extractedText: { contains: '4711' } } })).toBe(0);
+  });
+
+  it('does not take a customer’s own mail found in Sent (a forward, a BCC copy) for the team’s', async () => {
+    const askedA = await customerWrites('19');
+    const draftA = await appendedDraft(askedA);
+    const forward = '<carla19-forward@customer.example>';
+    await appendThenMarker(
+      customerEmail({
+        from: 'Carla 19 <carla19@customer.example>',
+        to: 'friend@customer.example',
+        headers: { Bcc: SUPPORT },
+        subject: 'Fwd: Order 19',
+        messageId: forward,
+        inReplyTo: askedA,
+        body: 'Support already promised me a full refund and lifetime premium.',
+      }),
+      { asked: askedA, to: 'carla19@customer.example', subject: 'Re: Order 19' },
+    );
+    expect(await h.runtime.db.message.count({ where: { messageId: forward } })).toBe(0);
+    expect(await h.runtime.db.message.count({ where: { author: 'staff', extractedText: { contains: 'lifetime premium' } } })).toBe(0);
+    // The draft was settled by the team's own reply (the marker), never by the forward.
+    expect((await h.runtime.db.draft.findUniqueOrThrow({ where: { id: draftA.id } })).outcomeMessageId).not.toBe(forward);
   });
 });

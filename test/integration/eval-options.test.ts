@@ -12,18 +12,29 @@ import { silentLogger } from '../../src/logger.ts';
 import { runEval } from '../../src/replay/run-eval.ts';
 
 const HISTORY = path.resolve(import.meta.dirname, '../../fixtures/eval/history.mbox');
+const SENT = path.resolve(import.meta.dirname, '../../fixtures/eval/sent.mbox');
 const KB = path.resolve(import.meta.dirname, '../../fixtures/knowledge/docs');
 const config = loadConfig({ LLM_PROVIDER: 'offline', DATA_DIR: '/nonexistent', SUPPORT_ADDRESS: 'support@acme.example' });
 
 describe('eval options', () => {
-  it('a wrong --address finds no team mail: an error naming the busiest senders', async () => {
-    await expect(runEval({ input: HISTORY, address: 'wrong@acme.example', config, logger: silentLogger })).rejects.toThrow(
-      /^no mail from wrong@acme\.example \(or STAFF_ADDRESSES\) in .*history\.mbox, so no team reply to score against; the most frequent senders are support@acme\.example \(22\), /,
+  it('a wrong --address, or no --sent folder, finds no team mail: an error naming the busiest senders', async () => {
+    await expect(runEval({ input: HISTORY, sent: SENT, address: 'wrong@acme.example', config, logger: silentLogger })).rejects.toThrow(
+      /^no team reply in .*history\.mbox to score against: no mail from wrong@acme\.example \(or STAFF_ADDRESSES\); the most frequent senders are support@acme\.example \(22\), /,
+    );
+    await expect(runEval({ input: HISTORY, address: 'support@acme.example', config, logger: silentLogger })).rejects.toThrow(
+      /^no team reply in .*history\.mbox to score against: no mail from support@acme\.example \(or STAFF_ADDRESSES\) and no --sent folder; /,
     );
   });
 
   it('--kb imports the help center first: the prompts the pairs are scored from hold its passages', { timeout: 300_000 }, async () => {
-    const withKb = await runEval({ input: HISTORY, address: 'support@acme.example', config, logger: silentLogger, knowledge: [KB] });
+    const withKb = await runEval({
+      input: HISTORY,
+      sent: SENT,
+      address: 'support@acme.example',
+      config,
+      logger: silentLogger,
+      knowledge: [KB],
+    });
     expect(withKb.pairs.length).toBeGreaterThan(0);
     expect(withKb.failures.filter((f) => f.startsWith('knowledge'))).toEqual([]);
 

@@ -42,7 +42,7 @@ function mail(fields: {
 }
 
 const SUPPORT = 'Acme Support <support@acme.example>';
-const HISTORY = [
+const MAILS = [
   mail({
     from: 'Alice <alice@example.com>',
     to: SUPPORT,
@@ -75,7 +75,10 @@ const HISTORY = [
     inReplyTo: '<b1@example.org>',
     needsHuman: 'yes',
   }),
-].join('\n');
+];
+/** The customers' mail (the inbox) and the team's replies (the Sent folder), exported apart. */
+const INBOX = [MAILS[0], MAILS[2]].join('\n');
+const SENT = [MAILS[1], MAILS[3]].join('\n');
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'sa-eval-'));
@@ -103,20 +106,26 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+function evalConfig(extra: Record<string, string> = {}) {
+  return loadConfig({
+    LLM_PROVIDER: 'openai',
+    OPENAI_API_KEY: 'sk-test-eval-0001',
+    OPENAI_BASE_URL: llm.url,
+    OPENAI_MAX_RETRIES: '0',
+    SUPPORT_ADDRESS: 'support@acme.example',
+    ...extra,
+  });
+}
+
 describe('support-agent eval', () => {
   it('scores each draft against the team’s real reply by hand-computed values', async () => {
     const file = path.join(dir, 'tiny.mbox');
-    await writeFile(file, HISTORY);
-    const config = loadConfig({
-      LLM_PROVIDER: 'openai',
-      OPENAI_API_KEY: 'sk-test-eval-0001',
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_MAX_RETRIES: '0',
-      SUPPORT_ADDRESS: 'support@acme.example',
-    });
-    const report = await runEval({ input: file, address: 'support@acme.example', config, logger: silentLogger });
+    const sent = path.join(dir, 'tiny-sent.mbox');
+    await writeFile(file, INBOX);
+    await writeFile(sent, SENT);
+    const report = await runEval({ input: file, sent, address: 'support@acme.example', config: evalConfig(), logger: silentLogger });
     expect(report.failures).toEqual([]);
-    expect(report).toMatchObject({ messages: 4, customerMails: 2, answered: 2, undrafted: 0 });
+    expect(report).toMatchObject({ messages: 4, customerMails: 2, answered: 2, undrafted: 0, unprovenTeamMails: 0 });
     const [alice, bob] = report.pairs;
     // Word pairs: draft {your order, order a, a 1234, 1234 ships, ships monday}, team reply
     // {your order, order a, a 1234, 1234 ships, ships on, on monday}: 4 shared, 2·4/(5+6) = 0.727.
@@ -157,6 +166,27 @@ describe('support-agent eval', () => {
     expect(table).toMatch(/share of drafts with no invented number\s+0\.500\s+1\s+-0\.500/);
   }, 60_000);
 
+  it('decides the team’s mail by channel or authentication, never by From alone', async () => {
+    const trusted = 'mx.acme.example';
+    const authenticated = (raw: string, result: string) =>
+      raw.replace('From: Acme', `Authentication-Results: ${trusted}; dmarc=${result} header.from=acme.example\nFrom: Acme`);
+    // In the inbox history: the reply to Alice with an aligned pass (the team's), the reply to Bob
+    // with dmarc=fail (a stranger's); in the Sent export, Alice's own mail forwarded (not the team's).
+    const file = path.join(dir, 'proof.mbox');
+    const sent = path.join(dir, 'proof-sent.mbox');
+    await writeFile(file, [MAILS[0], authenticated(MAILS[1]!, 'pass'), MAILS[2], authenticated(MAILS[3]!, 'fail')].join('\n'));
+    await writeFile(sent, MAILS[0]!.replace('<a1@example.com>', '<a1-fwd@example.com>'));
+    const report = await runEval({
+      input: file,
+      sent,
+      address: 'support@acme.example',
+      config: evalConfig({ TRUSTED_AUTHSERV_ID: trusted }),
+      logger: silentLogger,
+    });
+    expect(report).toMatchObject({ messages: 5, customerMails: 2, answered: 1, unprovenTeamMails: 1 });
+    expect(report.pairs.map((p) => p.teamReplyMessageId)).toEqual(['<t1@acme.example>']);
+  }, 60_000);
+
   it('reads an mbox (mboxrd quoting undone) and a Maildir', async () => {
     const file = path.join(dir, 'quoted.mbox');
     await writeFile(
@@ -177,6 +207,8 @@ describe('support-agent eval', () => {
     ]);
 
     const fixture = await readHistory(path.join(import.meta.dirname, '../../fixtures/eval/history.mbox'), 1_000_000);
-    expect(fixture.length).toBeGreaterThanOrEqual(40);
+    const fixtureSent = await readHistory(path.join(import.meta.dirname, '../../fixtures/eval/sent.mbox'), 1_000_000);
+    expect(fixture.length + fixtureSent.length).toBeGreaterThanOrEqual(40);
+    expect(fixtureSent.every((m) => m.raw.toString().includes('From: Acme Support <support@acme.example>'))).toBe(true);
   });
 });

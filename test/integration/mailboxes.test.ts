@@ -56,6 +56,8 @@ mailboxes:
   h = await startAgentHarness({
     MAILBOXES_FILE: file,
     SUPPORT_IMAP_PASSWORD: 'support-pass',
+    // Mail between the served mailboxes proves it is the team's by an aligned DMARC pass.
+    TRUSTED_AUTHSERV_ID: 'mx.acme.example',
     // The variables' own mailbox is replaced by the file's.
     SUPPORT_ADDRESS: 'unused@acme.example',
   });
@@ -262,7 +264,7 @@ describe('two mailboxes served by one agent', () => {
     expect(thread).toMatch(/id="thread-mailbox">billing@acme\.example</);
   }, 30_000);
 
-  it("mail from another served mailbox in a thread is the team's reply, not a customer's", async () => {
+  it("authenticated mail from another served mailbox in a thread is the team's reply, not a customer's", async () => {
     const [supportBox] = h.runtime.mailboxes.map((m) => m.mailbox.id);
     const first = await h.runtime.db.message.findFirst({ where: { messageId: '<mb-support-1@customer.example>' } });
     const turnsBefore = await h.runtime.db.turn.count({ where: { threadId: first!.threadId! } });
@@ -277,6 +279,7 @@ describe('two mailboxes served by one agent', () => {
         messageId: '<mb-internal-1@acme.example>',
         inReplyTo: '<mb-support-1@customer.example>',
         references: '<mb-support-1@customer.example>',
+        headers: { 'Authentication-Results': 'mx.acme.example; dkim=pass header.d=acme.example; dmarc=pass header.from=acme.example' },
       }),
     );
     const stored = await waitFor(

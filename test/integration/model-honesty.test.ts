@@ -17,6 +17,7 @@ import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scrip
 const BIN = path.resolve(import.meta.dirname, '../../bin/support-agent.js');
 const CORPUS = path.resolve(import.meta.dirname, '../../fixtures/emails/corpus');
 const HISTORY = path.resolve(import.meta.dirname, '../../fixtures/eval/history.mbox');
+const SENT = path.resolve(import.meta.dirname, '../../fixtures/eval/sent.mbox');
 const TIMEOUT_MS = 150_000;
 
 interface Run {
@@ -88,7 +89,7 @@ describe('an honest model', { timeout: 2 * TIMEOUT_MS }, () => {
 
   it('eval against an unreachable model exits 1, scores nothing, and lists every affected mail', async () => {
     const report = path.join(dir, 'dead-eval.json');
-    const result = await run(['eval', HISTORY, '--address', 'support@acme.example', '--report', report], {
+    const result = await run(['eval', HISTORY, '--sent', SENT, '--address', 'support@acme.example', '--report', report], {
       OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
       OPENAI_MAX_RETRIES: '0',
       DATA_DIR: path.join(dir, 'unused'),

@@ -20,6 +20,8 @@ export interface EvalCommandOptions {
   report?: string;
   address?: string;
   compare?: string;
+  /** The team's Sent folder export: what proves the team's replies. */
+  sent?: string;
   /** Knowledge-base folders or files imported before the history (repeatable). */
   kb?: string[];
   /** Print every scored pair (draft beside the team's reply). */
@@ -99,6 +101,7 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
   process.stderr.write(`eval: ${describeModel(config.llm)}\n`);
   const report = await runEval({
     input,
+    sent: options.sent,
     address,
     config,
     logger,
@@ -115,7 +118,11 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
   if (options.pairs) process.stdout.write(`${formatPairsText(report)}\n`);
   process.stdout.write(
     `${report.messages} messages, ${report.customerMails} from customers, ${report.answered} answered by the team, ` +
-      `${report.pairs.length} paired with a draft${report.failures.length > 0 ? `, ${report.failures.length} failures` : ''}\n\n` +
+      `${report.pairs.length} paired with a draft${report.failures.length > 0 ? `, ${report.failures.length} failures` : ''}\n` +
+      (report.unprovenTeamMails > 0
+        ? `${report.unprovenTeamMails} from a team address without proof, not counted as the team's (give the Sent folder with --sent)\n`
+        : '') +
+      '\n' +
       `${formatEvalTable(report, other)}\n\n${EVAL_LEGEND.map(([name, meaning]) => `${name}: ${meaning}`).join('\n')}\n`,
   );
   if (report.modelFailures.length > 0) {

@@ -25,7 +25,9 @@ const MEANING: Record<SkipReason, string> = {
   'no-sender': 'no usable sender address',
   malformed: 'could not be parsed',
   'too-large': 'over MAX_MESSAGE_BYTES: not parsed, the first bytes kept',
-  'not-in-a-thread': "the team's sent mail that answers no thread the agent knows",
+  'not-in-a-thread': "the team's sent mail that answers no thread the agent knows (or only another customer's)",
+  'unverified-team': 'claims a team address without proof (no aligned DMARC pass): a stranger’s mail, for a person to look at',
+  'not-team-mail': 'in the Sent folder, but not from a team address (a forward or a BCC copy)',
 };
 
 function sender(m: SkippedMessage): string {
