@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Runtime } from '../app/runtime.ts';
 import { AppError, describeError, isAppError } from '../errors.ts';
 import { requireLogin, SessionStore } from './auth.ts';
+import { describeModel } from '../llm/create-provider.ts';
 import { BULL_BOARD_PATH, bullBoardApp } from './bull-board.ts';
 import type { ConsoleContext, ConsoleEnv, Session } from './context.ts';
 import { sameOriginOnly, verifyCsrf } from './csrf.ts';
@@ -116,7 +117,7 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   if (options.oneTimeLogin) app.get(`${ONE_TIME_LOGIN_PATH}/:token`, oneTimeLoginRoute(options.oneTimeLogin, sessions));
 
   // Everything below needs a session; form posts need its token, Bull Board's API calls our origin.
-  app.use('*', requireLogin(sessions));
+  app.use('*', requireLogin(sessions, describeModel(runtime.config.llm).replace(/^model: /, '').replace(/ \(.*$/, '')));
   const formCheck = verifyCsrf();
   const boardCheck = sameOriginOnly();
   const csrfCheck: MiddlewareHandler<ConsoleEnv> = (c, next) => {

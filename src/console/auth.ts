@@ -154,7 +154,8 @@ export function safeNextPath(next: string | undefined): string {
  * Lets a request through only with a live session. A page request without one is sent to the
  * login form (and back afterwards); anything else gets a plain 401.
  */
-export function requireLogin(sessions: SessionStore): MiddlewareHandler<ConsoleEnv> {
+/** `model`: the line naming the model drafts are made with, shown in every page's header. */
+export function requireLogin(sessions: SessionStore, model?: string): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
     const session = await sessions.get(getCookie(c, SESSION_COOKIE));
     if (!session) {
@@ -163,6 +164,7 @@ export function requireLogin(sessions: SessionStore): MiddlewareHandler<ConsoleE
       if (wantsPage) return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
       return c.text('login required', 401);
     }
+    if (model) session.model = model;
     c.set('session', session);
     await next();
   };

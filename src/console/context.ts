@@ -13,6 +13,8 @@ export interface Session {
   readonly csrfToken: string;
   readonly createdAt: number;
   lastSeenAt: number;
+  /** Which model drafts are made with (the header shows it to every signed-in page); not stored. */
+  model?: string;
 }
 
 /** How the console sees a request once the host check passed (see request-guard.ts). */

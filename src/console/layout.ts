@@ -90,6 +90,7 @@ export function renderPage(options: PageOptions): string {
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site-header">
   <p class="brand"><a href="/drafts">Support agent</a></p>
+  ${session?.model ? html`<p class="model" title="the model drafts are made with">${session.model}</p>` : ''}
   ${
     session
       ? html`<nav aria-label="Console">

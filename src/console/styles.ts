@@ -21,6 +21,7 @@ a { color: var(--accent); }
 .site-header { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1.5rem; padding: .5rem 1rem; border-bottom: 1px solid var(--line); background: var(--panel); }
 .brand { margin: 0; font-weight: 700; }
 .brand a { color: var(--fg); text-decoration: none; }
+.model { margin: 0; font-size: 0.85rem; color: var(--muted, #555); }
 nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
 nav a { display: inline-block; padding: .35rem .1rem; }
 nav a[aria-current="page"] { font-weight: 700; color: var(--fg); text-decoration-thickness: 3px; }
