@@ -30,6 +30,8 @@ const FLAT_TOLERANCE = 0.1;
 
 interface Point {
   length: number;
+  /** Tokens per part of the prompt (the turn's contextTrace, src/memory/context-budget.ts). */
+  parts: Record<string, number>;
   promptTokens: number;
   newEmailTokens: number;
   transcriptTokens: number;
@@ -83,8 +85,10 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       survivalEmail = ingested.text;
     }
     if ((LENGTHS as readonly number[]).includes(mail.position)) {
+      const turn = await runtime.db.turn.findUniqueOrThrow({ where: { id: outcome.turnId }, select: { contextTrace: true } });
       points.push({
         length: mail.position,
+        parts: partsOf(turn.contextTrace),
         promptTokens: outcome.promptTokens,
         newEmailTokens: countTokens(truncateToTokens(ingested.text, limits.messageTokenCap)),
         transcriptTokens: systemTokens + countTokens(texts.join('\n\n')),
@@ -104,11 +108,17 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       baseline: p.transcriptTokens,
       target: p.length === longest ? `<= ${TARGET_RATIO_AT_200 * 100}% of transcript` : NO_TARGET,
       met: p.length === longest ? p.promptTokens / p.transcriptTokens <= TARGET_RATIO_AT_200 : null,
-      notes: `new email ${p.newEmailTokens} tokens; context without it ${p.promptTokens - p.newEmailTokens} tokens`,
+      notes: `new email ${p.newEmailTokens} tokens (its attachments ${p.parts['attachments'] ?? 0}); context without them ${p.promptTokens - p.newEmailTokens - (p.parts['attachments'] ?? 0)} tokens; by part: ${Object.entries(
+        p.parts,
+      )
+        .map(([part, tokens]) => `${part} ${tokens}`)
+        .join(', ')}`,
     }),
   );
-  // "The same at every length, give or take the new message": what surrounds the new email must not grow.
-  const overhead = points.map((p) => ({ length: p.length, tokens: p.promptTokens - p.newEmailTokens }));
+  // "The same at every length, give or take the new message": what surrounds the new email must not
+  // grow. The new email's own attachments (the turn's `attachments` part: one email per turn here)
+  // are the new email's content, so they leave with it.
+  const overhead = points.map((p) => ({ length: p.length, tokens: p.promptTokens - p.newEmailTokens - (p.parts['attachments'] ?? 0) }));
   const reference = overhead.find((o) => o.length === 10) ?? overhead[0]!;
   const largest = overhead.reduce((a, b) => (b.tokens > a.tokens ? b : a));
   figures.push(
@@ -119,7 +129,7 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       baseline: reference.tokens,
       target: `<= ${100 + FLAT_TOLERANCE * 100}% of the 10-message context (flat)`,
       met: largest.tokens <= reference.tokens * (1 + FLAT_TOLERANCE),
-      notes: `largest at ${largest.length} messages; by length: ${overhead.map((o) => `${o.length}: ${o.tokens}`).join(', ')}; length 1 has no summary or open items yet, so it is smaller; every prompt of the ${longest} turns: min ${Math.min(...prompts)}, max ${Math.max(...prompts)} tokens (budget ${limits.promptTokenBudget})`,
+      notes: `the new email counts with its attachments' part; largest at ${largest.length} messages; by length: ${overhead.map((o) => `${o.length}: ${o.tokens}`).join(', ')}; length 1 has no summary or open items yet, so it is smaller; every prompt of the ${longest} turns: min ${Math.min(...prompts)}, max ${Math.max(...prompts)} tokens (budget ${limits.promptTokenBudget})`,
     }),
   );
   // Working memory: identifiers the customer named in messages 1-5 (and not in the subject or the
@@ -168,4 +178,10 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       },
     },
   };
+}
+
+/** The part sizes a turn recorded (its contextTrace's `parts`), as tokens per part. */
+function partsOf(trace: unknown): Record<string, number> {
+  const parts = (trace as { parts?: Record<string, { tokens: number }> } | null)?.parts ?? {};
+  return Object.fromEntries(Object.entries(parts).map(([part, { tokens }]) => [part, tokens]));
 }
