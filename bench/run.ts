@@ -24,6 +24,7 @@ const PHASES = [
   'knowledge',
   'promotion-cadence',
   'attachments',
+  'scale-out',
 ] as const;
 type Phase = (typeof PHASES)[number];
 /**
@@ -40,6 +41,7 @@ const GROUPS: ReadonlyArray<readonly Phase[]> = [
   ['hostile-mail'],
   ['knowledge'],
   ['attachments'],
+  ['scale-out'],
 ];
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 
