@@ -274,7 +274,9 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
     const emailWithFiles = (email: IncomingEmail, cap: number) => {
       push('newMail', emailBlock(email, nonce, truncateToTokens(email.text, cap)));
       const files = attached.get(email);
-      if (files !== undefined) push('attachments', attachmentBlock(email, nonce, files));
+      // Files only named (beyond the attachments' share) describe the email: they count with it.
+      const namedOnly = files === attachmentNames(email.attachmentText ?? '');
+      if (files !== undefined) push(namedOnly ? 'newMail' : 'attachments', attachmentBlock(email, nonce, files));
     };
     if (input.profile) {
       push('profile', PROFILE_HEADING, profileJson(input.profile, shape));
@@ -319,13 +321,18 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
     return lines;
   };
 
+  // The new mail's share keeps room for its files' names, in case they are only named.
+  const namesReserve = input.emails
+    .filter((e) => (e.attachmentText ?? '').trim() !== '')
+    .reduce((sum, e) => sum + countTokens(attachmentBlock(e, nonce, attachmentNames(e.attachmentText ?? ''))) + 1, 0);
+  const mailShare = shares.newMail - namesReserve;
   const shape: Shape = {
     pastThreads: 'all',
     factCount: facts.length,
     olderEmails: 'full',
     openItems: notes.openItems.length,
     summaryTokens: notes.summaryTokens,
-    latestTokens: Math.min(input.limits.messageTokenCap, Math.max(100, shares.newMail - emailFrame(latest))),
+    latestTokens: Math.min(input.limits.messageTokenCap, Math.max(100, mailShare - emailFrame(latest))),
     passages: passages.length,
     bufferTokens: Math.max(0, shares.buffer - headingTokens(BUFFER_HEADING)),
     attachmentTokens: shares.attachments,
@@ -341,7 +348,7 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
       trimmed,
     );
   }
-  fitBurst(shape, { latest, older, frame: emailFrame }, shares.newMail, input.limits.messageTokenCap, trimmed);
+  fitBurst(shape, { latest, older, frame: emailFrame }, mailShare, input.limits.messageTokenCap, trimmed);
 
   const systemTokens = countTokens(system);
   let lines = render(shape);
@@ -541,10 +548,7 @@ function fitAttachments(
     const email = emails[i]!;
     const text = (email.attachmentText ?? '').trim();
     if (text === '') continue;
-    const headings = text
-      .split('\n')
-      .filter((line) => ATTACHMENT_HEADING.test(line))
-      .join('\n');
+    const headings = attachmentNames(text);
     const overhead = frame(email);
     const room = left - overhead;
     if (room < 20) {
@@ -561,6 +565,15 @@ function fitAttachments(
     }
   }
   return out;
+}
+
+/** The heading lines (the files' names) of an email's attachment text. */
+function attachmentNames(text: string): string {
+  return text
+    .trim()
+    .split('\n')
+    .filter((line) => ATTACHMENT_HEADING.test(line))
+    .join('\n');
 }
 
 /** How the share left this turn's attachments: named only, cut, or (null) whole. */
