@@ -1,8 +1,10 @@
 /**
  * `npm run bench:check`: the regression guard (issue 25). Runs the quick benchmark's phases named
  * in bench/floors.json (`bench/run.ts --quick --only …`, each phase in a process of its own) and
- * compares each listed figure's ratio with its committed floor or ceiling. Exits 1 naming every
- * figure that fell outside its bound (or is missing because its phase failed), 0 otherwise.
+ * compares each listed figure's ratio with its committed floor or ceiling. A phase whose enforced
+ * figure missed its bound runs once more and the better ratio counts (the machines are shared).
+ * Exits 1 naming every figure that still fell outside its bound (or is missing because its phase
+ * failed), 0 otherwise.
  *
  * Options: `--results FILE` compares an existing results file instead of running the benchmark;
  * `--floors FILE` (default bench/floors.json); `--phase-timeout SECONDS` (default 300: a loaded
@@ -14,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { checkFloors, describeVerdicts, floorsFileSchema } from './floors.ts';
+import { bestOf, checkFloors, describeVerdicts, floorsFileSchema, phasesToRetry } from './floors.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -43,13 +45,21 @@ const resultsSchema = z.object({
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const floors = floorsFileSchema.parse(JSON.parse(await readFile(option(argv, '--floors') ?? path.join(HERE, 'floors.json'), 'utf8')));
-  let resultsFile = option(argv, '--results');
-  if (!resultsFile) {
-    resultsFile = path.join(os.tmpdir(), `bench-check-${process.pid}.json`);
-    await runBench(floors.phases, resultsFile, option(argv, '--phase-timeout') ?? '300');
-  }
+  const given = option(argv, '--results');
+  const timeout = option(argv, '--phase-timeout') ?? '300';
+  const resultsFile = given ?? path.join(os.tmpdir(), `bench-check-${process.pid}.json`);
+  if (!given) await runBench(floors.phases, resultsFile, timeout);
   const results = resultsSchema.parse(JSON.parse(await readFile(resultsFile, 'utf8')));
-  const { lines, failed } = describeVerdicts(checkFloors(floors, results.figures));
+  let figures: ReadonlyArray<{ name: string; ratio: number | null }> = results.figures;
+  const retry = given ? [] : phasesToRetry(floors, checkFloors(floors, figures));
+  if (retry.length > 0) {
+    // A loaded machine: the phases whose figures missed run once more; the better ratio counts.
+    console.log(`\nbench:check: outside a bound in ${retry.join(', ')}; running it once more`);
+    const again = path.join(os.tmpdir(), `bench-check-${process.pid}-again.json`);
+    await runBench(retry, again, timeout);
+    figures = bestOf(floors, figures, resultsSchema.parse(JSON.parse(await readFile(again, 'utf8'))).figures);
+  }
+  const { lines, failed } = describeVerdicts(checkFloors(floors, figures));
   console.log(`\nbench:check against bench/floors.json (results of ${results.date}, ${results.durationSeconds ?? '?'} s):`);
   for (const line of lines) console.log(`  ${line}`);
   for (const f of results.failures) console.log(`  phase ${f.phase} failed: ${f.error.split('\n')[0]}`);

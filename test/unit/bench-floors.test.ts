@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkFloors, describeVerdicts, floorsFileSchema, type FloorsFile } from '../../bench/floors.ts';
+import { bestOf, checkFloors, describeVerdicts, floorsFileSchema, phasesToRetry, type FloorsFile } from '../../bench/floors.ts';
 
 const floors: FloorsFile = floorsFileSchema.parse({
   phases: ['ingestion-postgresql', 'context-size', 'worker-throughput'],
   floors: [
-    { figure: 'ingestion', min: 0.15, enforced: false },
-    { figure: 'context at 200', max: 0.05 },
-    { figure: 'flat', max: 1.1 },
-    { figure: 'worker', min: 0.85 },
+    { figure: 'ingestion', phase: 'ingestion-postgresql', min: 0.15, enforced: false },
+    { figure: 'context at 200', phase: 'context-size', max: 0.05 },
+    { figure: 'flat', phase: 'context-size', max: 1.1 },
+    { figure: 'worker', phase: 'worker-throughput', min: 0.85 },
   ],
 });
 const run = (ratios: Record<string, number | null>) => Object.entries(ratios).map(([name, ratio]) => ({ name, ratio }));
@@ -44,10 +44,32 @@ describe('bench:check floors', () => {
   });
 
   it.each([
-    ['both bounds', { figure: 'x', min: 0.1, max: 0.2 }],
-    ['no bound', { figure: 'x' }],
-    ['a negative floor', { figure: 'x', min: -1 }],
-    ['no name', { figure: '', min: 0.1 }],
+    ['nothing outside', { ingestion: 0.3, 'context at 200': 0.04, flat: 1, worker: 0.9 }, []],
+    ['the worker', { ingestion: 0.3, 'context at 200': 0.04, flat: 1, worker: 0.5 }, ['worker-throughput']],
+    ['both context figures: their phase once', { ingestion: 0.3, 'context at 200': 0.07, flat: 1.2, worker: 0.9 }, ['context-size']],
+    ['an unenforced floor: no retry', { ingestion: 0.01, 'context at 200': 0.04, flat: 1, worker: 0.9 }, []],
+    ['a missing figure', { ingestion: 0.3, flat: 1, worker: 0.9 }, ['context-size']],
+  ])('runs again the phases whose enforced figures missed: %s', (_name, ratios, phases) => {
+    expect(phasesToRetry(floors, checkFloors(floors, run(ratios)))).toEqual(phases);
+  });
+
+  it('takes the better of two runs per figure: the higher ratio for a floor, the lower for a ceiling', () => {
+    const first = run({ ingestion: 0.2, 'context at 200': 0.06, flat: 1.0, worker: 0.6 });
+    const second = run({ ingestion: 0.1, 'context at 200': 0.045, flat: 1.2, worker: 0.9 });
+    expect(bestOf(floors, first, second)).toEqual(run({ ingestion: 0.2, 'context at 200': 0.045, flat: 1.0, worker: 0.9 }));
+    expect(bestOf(floors, first, [])).toEqual(first);
+    expect(bestOf(floors, run({ worker: null }), run({ worker: null })).find((f) => f.name === 'worker')).toEqual({
+      name: 'worker',
+      ratio: null,
+    });
+  });
+
+  it.each([
+    ['both bounds', { figure: 'x', phase: 'p', min: 0.1, max: 0.2 }],
+    ['no bound', { figure: 'x', phase: 'p' }],
+    ['a negative floor', { figure: 'x', phase: 'p', min: -1 }],
+    ['no name', { figure: '', phase: 'p', min: 0.1 }],
+    ['no phase', { figure: 'x', min: 0.1 }],
   ])('refuses a floor with %s', (_name, floor) => {
     expect(() => floorsFileSchema.parse({ phases: ['context-size'], floors: [floor] })).toThrow();
   });
