@@ -163,9 +163,9 @@ async function check(h: AgentHarness): Promise<Omit<ScaleRun, 'processes' | 'rat
 export async function runScaleOut(ctx: PhaseContext): Promise<PhaseResult> {
   const count = ctx.quick ? 48 : 128;
   const one = await ctx.scope(async () => scaleRun(ctx, 1, await threads(ctx.seed + 4001, count)));
-  ctx.log(`one process: ${one.turns} turns in ${one.seconds.toFixed(1)} s (${one.rate.toFixed(2)}/s)`);
+  ctx.log(`one process: ${one.timedTurns} timed turns in ${one.seconds.toFixed(1)} s (${one.rate.toFixed(2)}/s)`);
   const two = await ctx.scope(async () => scaleRun(ctx, 2, await threads(ctx.seed + 5001, count)));
-  ctx.log(`two processes: ${two.turns} turns in ${two.seconds.toFixed(1)} s (${two.rate.toFixed(2)}/s)`);
+  ctx.log(`two processes: ${two.timedTurns} timed turns in ${two.seconds.toFixed(1)} s (${two.rate.toFixed(2)}/s)`);
   const describe = (r: ScaleRun) =>
     `${r.processes} process(es) × WORKER_CONCURRENCY ${CONCURRENCY}: ${r.timedTurns} timed turns in ${r.seconds.toFixed(2)} s (first turn's start to last turn's finish, the turns' own clocks), ${r.turns} turns in all, ${r.draftedTwice} drafted twice, ${r.unanswered} messages unanswered, ${r.outOfOrder} threads out of order`;
   const figures: Figure[] = [
