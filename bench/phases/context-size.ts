@@ -100,6 +100,10 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
   ctx.log(`${longest} messages ingested and answered in ${seconds.toFixed(1)} s`);
   const finalThread = await runtime.db.thread.findUniqueOrThrow({ where: { id: threadId! } });
 
+  const withoutNewMail = (p: Point) =>
+    p.parts['newMail'] !== undefined
+      ? p.promptTokens - p.parts['newMail'] - (p.parts['attachments'] ?? 0)
+      : p.promptTokens - p.newEmailTokens;
   const figures: Figure[] = points.map((p) =>
     figure({
       name: `2. context tokens at ${p.length} message${p.length === 1 ? '' : 's'}`,
@@ -108,7 +112,7 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       baseline: p.transcriptTokens,
       target: p.length === longest ? `<= ${TARGET_RATIO_AT_200 * 100}% of transcript` : NO_TARGET,
       met: p.length === longest ? p.promptTokens / p.transcriptTokens <= TARGET_RATIO_AT_200 : null,
-      notes: `new email ${p.newEmailTokens} tokens (its attachments ${p.parts['attachments'] ?? 0}); context without them ${p.promptTokens - p.newEmailTokens - (p.parts['attachments'] ?? 0)} tokens; by part: ${Object.entries(
+      notes: `new email ${p.newEmailTokens} tokens (as the turn put it, with markers and files: ${(p.parts['newMail'] ?? 0) + (p.parts['attachments'] ?? 0)}); context without it ${withoutNewMail(p)} tokens; by part: ${Object.entries(
         p.parts,
       )
         .map(([part, tokens]) => `${part} ${tokens}`)
@@ -116,9 +120,11 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
     }),
   );
   // "The same at every length, give or take the new message": what surrounds the new email must not
-  // grow. The new email's own attachments (the turn's `attachments` part: one email per turn here)
-  // are the new email's content, so they leave with it.
-  const overhead = points.map((p) => ({ length: p.length, tokens: p.promptTokens - p.newEmailTokens - (p.parts['attachments'] ?? 0) }));
+  // grow. The new mail is the turn's `newMail` part (the email, its markers, files only named) and
+  // its `attachments` part (its files' text): what is left is instructions, profile, notes, pinned
+  // items, buffer, knowledge and recall. (Before the parts were recorded: the prompt less the
+  // email's text.)
+  const overhead = points.map((p) => ({ length: p.length, tokens: withoutNewMail(p) }));
   const reference = overhead.find((o) => o.length === 10) ?? overhead[0]!;
   const largest = overhead.reduce((a, b) => (b.tokens > a.tokens ? b : a));
   figures.push(
@@ -129,7 +135,7 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       baseline: reference.tokens,
       target: `<= ${100 + FLAT_TOLERANCE * 100}% of the 10-message context (flat)`,
       met: largest.tokens <= reference.tokens * (1 + FLAT_TOLERANCE),
-      notes: `the new email counts with its attachments' part; largest at ${largest.length} messages; by length: ${overhead.map((o) => `${o.length}: ${o.tokens}`).join(', ')}; length 1 has no summary or open items yet, so it is smaller; every prompt of the ${longest} turns: min ${Math.min(...prompts)}, max ${Math.max(...prompts)} tokens (budget ${limits.promptTokenBudget})`,
+      notes: `without the new mail = the prompt less the turn's newMail and attachments parts; the email's text alone: ${overheadText(points)}; largest at ${largest.length} messages; by length: ${overhead.map((o) => `${o.length}: ${o.tokens}`).join(', ')}; length 1 has no summary or open items yet, so it is smaller; every prompt of the ${longest} turns: min ${Math.min(...prompts)}, max ${Math.max(...prompts)} tokens (budget ${limits.promptTokenBudget})`,
     }),
   );
   // Working memory: identifiers the customer named in messages 1-5 (and not in the subject or the
@@ -184,4 +190,9 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
 function partsOf(trace: unknown): Record<string, number> {
   const parts = (trace as { parts?: Record<string, { tokens: number }> } | null)?.parts ?? {};
   return Object.fromEntries(Object.entries(parts).map(([part, { tokens }]) => [part, tokens]));
+}
+
+/** The flatness figure as it was measured before the parts were recorded: the prompt less the email's text. */
+function overheadText(points: readonly Point[]): string {
+  return points.map((p) => `${p.length}: ${p.promptTokens - p.newEmailTokens}`).join(', ');
 }
