@@ -23,7 +23,23 @@ export const BENCH_ENV: Record<string, string> = {
   REPLY_LIMIT_PER_HOUR: '1000000',
   REPLY_LIMIT_PER_DAY: '1000000',
   LOOP_MAX_REPLIES: '1000000',
+  ...extraEnv(process.env['BENCH_AGENT_ENV']),
 };
+
+/**
+ * `BENCH_AGENT_ENV="ATTACHMENT_MAX_FILES=0,KEY=value"`: settings added to every benchmark agent, to
+ * see what one setting costs (e.g. ingestion without reading attachments). Not for committed figures.
+ */
+function extraEnv(spec: string | undefined): Record<string, string> {
+  const pairs = (spec ?? '').split(',').filter((p) => p.trim() !== '');
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`BENCH_AGENT_ENV: "${pair}" is not KEY=value`);
+      return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+    }),
+  );
+}
 
 export async function openHarness(
   ctx: PhaseContext,

@@ -12,6 +12,7 @@ import { runIngestion } from './phases/ingestion.ts';
 import { runKnowledge } from './phases/knowledge.ts';
 import { runLatency } from './phases/latency.ts';
 import { runPromotionCadence } from './phases/promotion-cadence.ts';
+import { runScaleOut } from './phases/scale-out.ts';
 import { runWorkerThroughput } from './phases/worker-throughput.ts';
 
 const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
@@ -19,6 +20,7 @@ const PHASES: Record<string, (ctx: PhaseContext) => Promise<PhaseResult>> = {
   'ingestion-pglite': (ctx) => runIngestion(ctx, 'pglite'),
   'context-size': runContextSize,
   'worker-throughput': runWorkerThroughput,
+  'scale-out': runScaleOut,
   latency: runLatency,
   'initial-sync': runInitialSync,
   'sync-fill': runSyncFill,

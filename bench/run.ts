@@ -1,7 +1,9 @@
 /**
  * `npm run bench` (about 10 minutes) or `npm run bench -- --quick` (under two minutes): runs every
  * phase in a child process of its own, prints the table and writes bench/results/latest.json.
- * Options: `--quick`, `--seed N` (default 1), `--only phase[,phase…]`. See bench/README.md.
+ * Options: `--quick`, `--seed N` (default 1), `--only phase[,phase…]`, `--phase-timeout SECONDS` (default
+ * 100 quick, 1,200 full: a phase still running then is killed and reported failed), `--out FILE` (default
+ * bench/results/latest.json). See bench/README.md.
  * Missing a target is a result, not an error; the exit code is non-zero only when a phase failed.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -22,6 +24,7 @@ const PHASES = [
   'knowledge',
   'promotion-cadence',
   'attachments',
+  'scale-out',
 ] as const;
 type Phase = (typeof PHASES)[number];
 /**
@@ -38,10 +41,11 @@ const GROUPS: ReadonlyArray<readonly Phase[]> = [
   ['hostile-mail'],
   ['knowledge'],
   ['attachments'],
+  ['scale-out'],
 ];
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 
-function parseArgs(argv: string[]): { quick: boolean; seed: number; only: string[] } {
+function parseArgs(argv: string[]): { quick: boolean; seed: number; only: string[]; phaseTimeoutMs: number; out: string } {
   const quick = argv.includes('--quick');
   const at = (flag: string) => {
     const i = argv.indexOf(flag);
@@ -53,7 +57,9 @@ function parseArgs(argv: string[]): { quick: boolean; seed: number; only: string
   for (const name of only) {
     if (!(PHASES as readonly string[]).includes(name)) throw new Error(`--only: unknown phase "${name}"; phases: ${PHASES.join(', ')}`);
   }
-  return { quick, seed, only };
+  const timeout = Number(at('--phase-timeout') ?? (quick ? '100' : '1200'));
+  if (!Number.isFinite(timeout) || timeout <= 0) throw new Error('--phase-timeout takes a positive number of seconds');
+  return { quick, seed, only, phaseTimeoutMs: timeout * 1000, out: path.resolve(at('--out') ?? RESULTS) };
 }
 
 async function main(): Promise<number> {
@@ -84,7 +90,7 @@ async function main(): Promise<number> {
     const phaseStarted = Date.now();
     process.stderr.write(`== ${phase} (${args.quick ? 'quick' : 'full'}) started\n`);
     try {
-      byPhase.set(phase, await runPhase(phase, options, args.quick ? 100_000 : 1_200_000, (r) => resources.push(r)));
+      byPhase.set(phase, await runPhase(phase, options, args.phaseTimeoutMs, (r) => resources.push(r)));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       results.failures.push({ phase, error: message });
@@ -109,8 +115,8 @@ async function main(): Promise<number> {
   }
 
   results.durationSeconds = round((Date.now() - started) / 1000, 1);
-  await mkdir(path.dirname(RESULTS), { recursive: true });
-  await writeFile(RESULTS, JSON.stringify(results, null, 2) + '\n');
+  await mkdir(path.dirname(args.out), { recursive: true });
+  await writeFile(args.out, JSON.stringify(results, null, 2) + '\n');
 
   const missed = results.figures.filter((f: Figure) => f.met === false);
   console.log(
@@ -121,7 +127,7 @@ async function main(): Promise<number> {
     `\n${results.figures.length} figures, ${missed.length} missed their target${missed.length ? `: ${missed.map((f) => f.name).join('; ')}` : ''}.`,
   );
   for (const f of results.failures) console.log(`FAILED phase ${f.phase}: ${f.error.split('\n')[0]}`);
-  console.log(`Took ${results.durationSeconds} s. Written to ${path.relative(process.cwd(), RESULTS)} (notes per figure are there).`);
+  console.log(`Took ${results.durationSeconds} s. Written to ${path.relative(process.cwd(), args.out)} (notes per figure are there).`);
   return results.failures.length > 0 || interrupted ? 1 : 0;
 }
 

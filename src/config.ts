@@ -174,7 +174,7 @@ const envSchema = z.object({
   OPENAI_VISION_MAX_BYTES: byteSize.default(2 * 1024 * 1024),
 
   // memory
-  PROMPT_TOKEN_BUDGET: positiveInt.default(3000),
+  PROMPT_TOKEN_BUDGET: positiveInt.default(4500),
   SUMMARY_TOKEN_CAP: positiveInt.default(250),
   MESSAGE_TOKEN_CAP: positiveInt.default(1200),
   BUFFER_TOKEN_CAP: z.coerce.number().int().min(0).default(500),

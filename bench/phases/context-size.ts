@@ -30,6 +30,8 @@ const FLAT_TOLERANCE = 0.1;
 
 interface Point {
   length: number;
+  /** Tokens per part of the prompt (the turn's contextTrace, src/memory/context-budget.ts). */
+  parts: Record<string, number>;
   promptTokens: number;
   newEmailTokens: number;
   transcriptTokens: number;
@@ -83,8 +85,10 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       survivalEmail = ingested.text;
     }
     if ((LENGTHS as readonly number[]).includes(mail.position)) {
+      const turn = await runtime.db.turn.findUniqueOrThrow({ where: { id: outcome.turnId }, select: { contextTrace: true } });
       points.push({
         length: mail.position,
+        parts: partsOf(turn.contextTrace),
         promptTokens: outcome.promptTokens,
         newEmailTokens: countTokens(truncateToTokens(ingested.text, limits.messageTokenCap)),
         transcriptTokens: systemTokens + countTokens(texts.join('\n\n')),
@@ -96,6 +100,10 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
   ctx.log(`${longest} messages ingested and answered in ${seconds.toFixed(1)} s`);
   const finalThread = await runtime.db.thread.findUniqueOrThrow({ where: { id: threadId! } });
 
+  const withoutNewMail = (p: Point) =>
+    p.parts['newMail'] !== undefined
+      ? p.promptTokens - p.parts['newMail'] - (p.parts['attachments'] ?? 0)
+      : p.promptTokens - p.newEmailTokens;
   const figures: Figure[] = points.map((p) =>
     figure({
       name: `2. context tokens at ${p.length} message${p.length === 1 ? '' : 's'}`,
@@ -104,11 +112,19 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       baseline: p.transcriptTokens,
       target: p.length === longest ? `<= ${TARGET_RATIO_AT_200 * 100}% of transcript` : NO_TARGET,
       met: p.length === longest ? p.promptTokens / p.transcriptTokens <= TARGET_RATIO_AT_200 : null,
-      notes: `new email ${p.newEmailTokens} tokens; context without it ${p.promptTokens - p.newEmailTokens} tokens`,
+      notes: `new email ${p.newEmailTokens} tokens (as the turn put it, with markers and files: ${(p.parts['newMail'] ?? 0) + (p.parts['attachments'] ?? 0)}); context without it ${withoutNewMail(p)} tokens; by part: ${Object.entries(
+        p.parts,
+      )
+        .map(([part, tokens]) => `${part} ${tokens}`)
+        .join(', ')}`,
     }),
   );
-  // "The same at every length, give or take the new message": what surrounds the new email must not grow.
-  const overhead = points.map((p) => ({ length: p.length, tokens: p.promptTokens - p.newEmailTokens }));
+  // "The same at every length, give or take the new message": what surrounds the new email must not
+  // grow. The new mail is the turn's `newMail` part (the email, its markers, files only named) and
+  // its `attachments` part (its files' text): what is left is instructions, profile, notes, pinned
+  // items, buffer, knowledge and recall. (Before the parts were recorded: the prompt less the
+  // email's text.)
+  const overhead = points.map((p) => ({ length: p.length, tokens: withoutNewMail(p) }));
   const reference = overhead.find((o) => o.length === 10) ?? overhead[0]!;
   const largest = overhead.reduce((a, b) => (b.tokens > a.tokens ? b : a));
   figures.push(
@@ -119,7 +135,7 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       baseline: reference.tokens,
       target: `<= ${100 + FLAT_TOLERANCE * 100}% of the 10-message context (flat)`,
       met: largest.tokens <= reference.tokens * (1 + FLAT_TOLERANCE),
-      notes: `largest at ${largest.length} messages; by length: ${overhead.map((o) => `${o.length}: ${o.tokens}`).join(', ')}; length 1 has no summary or open items yet, so it is smaller; every prompt of the ${longest} turns: min ${Math.min(...prompts)}, max ${Math.max(...prompts)} tokens (budget ${limits.promptTokenBudget})`,
+      notes: `without the new mail = the prompt less the turn's newMail and attachments parts; the email's text alone: ${overheadText(points)}; largest at ${largest.length} messages; by length: ${overhead.map((o) => `${o.length}: ${o.tokens}`).join(', ')}; length 1 has no summary or open items yet, so it is smaller; every prompt of the ${longest} turns: min ${Math.min(...prompts)}, max ${Math.max(...prompts)} tokens (budget ${limits.promptTokenBudget})`,
     }),
   );
   // Working memory: identifiers the customer named in messages 1-5 (and not in the subject or the
@@ -168,4 +184,15 @@ export async function runContextSize(ctx: PhaseContext): Promise<PhaseResult> {
       },
     },
   };
+}
+
+/** The part sizes a turn recorded (its contextTrace's `parts`), as tokens per part. */
+function partsOf(trace: unknown): Record<string, number> {
+  const parts = (trace as { parts?: Record<string, { tokens: number }> } | null)?.parts ?? {};
+  return Object.fromEntries(Object.entries(parts).map(([part, { tokens }]) => [part, tokens]));
+}
+
+/** The flatness figure as it was measured before the parts were recorded: the prompt less the email's text. */
+function overheadText(points: readonly Point[]): string {
+  return points.map((p) => `${p.length}: ${p.promptTokens - p.newEmailTokens}`).join(', ');
 }

@@ -462,7 +462,7 @@ export async function runWorkerThroughput(ctx: PhaseContext): Promise<PhaseResul
  * The scripted model (answering after `latencyMs`) in a child process, so its work does not share
  * the measured process; its URL. Stopped when the phase's scope ends.
  */
-async function startModelProcess(ctx: PhaseContext, latencyMs: number): Promise<string> {
+export async function startModelProcess(ctx: PhaseContext, latencyMs: number): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '..', 'model-server.ts'), String(latencyMs)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });

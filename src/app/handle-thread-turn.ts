@@ -263,6 +263,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
         ? traceProfileFacts({ facts: context.profile.facts, currentTags: thread.state.tags, now, kept: 0, withheldReason: withheld })
         : prompt.factTrace,
       passages: prompt.passages.map((p, i) => ({ id: p.id, title: p.title, titlePath: p.titlePath, rank: i + 1, score: p.score })),
+      parts: prompt.parts,
     },
     completionTokens: answer.calls.reduce((sum, c) => sum + c.completionTokens, 0),
     error: answer.ok ? null : answer.error,
@@ -278,6 +279,7 @@ export async function handleThreadTurn(deps: TurnDeps, threadId: string): Promis
     needsHuman,
     flags: flags.map((f) => f.rule),
     promptTokens: prompt.promptTokens,
+    parts: Object.fromEntries(Object.entries(prompt.parts).map(([part, { tokens }]) => [part, tokens])),
     trimmed: prompt.trimmed,
   });
   return {

@@ -13,6 +13,7 @@ import { orderProfileFacts, traceProfileFacts, type FactInclusion } from './prof
 import { sensitiveKindsOf, sensitiveNote } from './sensitive-note.ts';
 import { MAX_PINNED_ITEMS } from './thread-state.ts';
 import { countTokens, truncateToTokens, truncateToTokensFromEnd } from './tokens.ts';
+import { CONTEXT_PARTS, contextShares, fitNotes, fitPinned, type ContextPart, type PartTokens } from './context-budget.ts';
 import type { BufferMessage, IncomingEmail, ProfileState, ThreadState } from './types.ts';
 
 export interface ContextLimits {
@@ -65,10 +66,13 @@ export interface AssembledPrompt {
   passages: KnowledgePassage[];
   /** Why each profile fact was or was not in the prompt (empty when the profile was withheld: see profile-trace.ts). */
   factTrace: FactInclusion[];
+  /** Each part's tokens and its share of the budget (src/memory/context-budget.ts), for the turn's record. */
+  parts: ContextParts;
 }
 
-const MAX_OPEN_ITEMS = 10;
-const OPEN_ITEM_TOKENS = 40;
+/** Each part of a prompt: the tokens it took and its share. */
+export type ContextParts = Record<ContextPart, { tokens: number; share: number }>;
+
 const OLDER_EMAIL_TOKENS = 120;
 
 export function buildTurnSystemPrompt(
@@ -118,7 +122,7 @@ export function buildTurnSystemPrompt(
 }
 
 function tagLine(vocabulary: Readonly<Record<string, string>>): string {
-  const known = Object.entries(vocabulary).map(([tag, when]) => `${tag} (${when})`);
+  const known = Object.entries(vocabulary).map(([tag, when]) => (when ? `${tag} (${when})` : tag));
   return known.length === 0
     ? '- tags: up to five snake_case labels for what the thread is about.'
     : `- tags: up to five snake_case labels for what the thread is about. The team's tags: ${known.join('; ')}. Use your own snake_case tag only when none of these fits.`;
@@ -162,6 +166,7 @@ function bufferBlock(message: BufferMessage, nonce: string, text: string): strin
 export function fitBuffer(
   buffer: readonly BufferMessage[],
   shareTokens: number,
+  overhead: (message: BufferMessage) => number = () => BUFFER_BLOCK_OVERHEAD,
 ): { messages: Array<{ message: BufferMessage; text: string }>; whole: number } {
   const picked: Array<{ message: BufferMessage; text: string }> = [];
   let whole = 0;
@@ -169,15 +174,16 @@ export function fitBuffer(
   for (let i = buffer.length - 1; i >= 0 && left > 0; i--) {
     const message = buffer[i]!;
     const text = message.text.trim();
-    const cost = countTokens(text) + BUFFER_BLOCK_OVERHEAD;
+    const frame = overhead(message);
+    const cost = countTokens(text) + frame;
     if (cost <= left) {
       picked.unshift({ message, text });
       whole++;
       left -= cost;
       continue;
     }
-    if (left >= BUFFER_BLOCK_OVERHEAD + MIN_CUT_TOKENS)
-      picked.unshift({ message, text: `${truncateToTokens(text, left - BUFFER_BLOCK_OVERHEAD)} […]` });
+    // The cut text and its " […]" (at most 3 tokens) within what is left.
+    if (left >= frame + MIN_CUT_TOKENS) picked.unshift({ message, text: `${truncateToTokens(text, left - frame - 3)} […]` });
     break;
   }
   return { messages: picked, whole };
@@ -214,13 +220,19 @@ interface Shape {
   attachmentTokens: number;
 }
 
+/** The user prompt's lines, each with the part it belongs to (context-budget.ts). */
+type Lines = Array<[ContextPart, string]>;
+
+/**
+ * The turn's prompt: every part fitted to its share of the budget by its own rule
+ * (context-budget.ts), so the prompt is within `PROMPT_TOKEN_BUDGET` by construction; the old
+ * whole-prompt trimming order stays behind it as a safety net (a budget too small for the rules).
+ */
 export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
+  const shares = contextShares({ ...input.limits, knowledgeTokenCap: input.knowledge?.tokenCap ?? 0 });
   const withAttachments = input.emails.some((e) => (e.attachmentText ?? '').trim() !== '');
-  const system = buildTurnSystemPrompt({
-    ...input,
-    attachments: withAttachments,
-    knowledge: (input.knowledge?.passages.length ?? 0) > 0 && (input.knowledge?.tokenCap ?? 0) > 0,
-  });
+  const trimmed: string[] = [];
+  const system = fitInstructions(input, withAttachments, shares.instructions, trimmed);
   const nonce = createHash('sha256')
     .update(input.emails.map((e) => e.messageId).join(','))
     .digest('hex')
@@ -241,132 +253,131 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
   const sharedThreads = pastThreads.filter((p) => overlap(p.tags, current) > 0);
   const latest = input.emails.at(-1);
   const older = input.emails.slice(0, -1);
-  const passages = fitPassages(input.knowledge?.passages ?? [], input.knowledge?.tokenCap ?? 0);
+  const passages = fitPassages(input.knowledge?.passages ?? [], Math.max(0, shares.knowledge - headingTokens(knowledgeSection([], nonce)[0]!)));
+  const notes = fitNotes(input.thread, shares.notes, input.limits.summaryTokenCap);
+  const pinned = fitPinned(input.thread.pinnedItems, shares.pinned);
+  if (pinned.some((p, i) => p !== input.thread.pinnedItems[i])) trimmed.push('pinned items cut to the share');
 
+  // The markers and heading around an email, counted exactly (a Message-ID can be long).
+  const emailFrame = (email: IncomingEmail | undefined) =>
+    email ? countTokens(emailBlock(email, nonce, '')) + headingTokens('NEW EMAIL TO ANSWER (untrusted data):') : 0;
+  const profileJson = (profile: ProfileState, shape: Shape) =>
+    JSON.stringify(
+      renderProfileView(
+        {
+          ...profile,
+          facts: facts.slice(0, shape.factCount),
+          pastThreads: shape.pastThreads === 'all' ? pastThreads : shape.pastThreads === 'shared' ? sharedThreads : [],
+        },
+        input.now,
+      ),
+    );
+
+  const attachmentFrame = (e: IncomingEmail) => countTokens(attachmentBlock(e, nonce, '')) + 1;
   let buffered = { shown: 0, whole: 0 };
-  const render = (shape: Shape): string => {
-    const parts: string[] = [];
+  const render = (shape: Shape): Lines => {
+    const lines: Lines = [];
+    const push = (part: ContextPart, ...texts: string[]) => {
+      for (const text of texts) lines.push([part, text]);
+    };
     buffered = { shown: 0, whole: 0 };
-    const attached = fitAttachments(input.emails, shape.attachmentTokens);
-    const withFiles = (email: IncomingEmail, block: string): string => {
+    const attached = fitAttachments(input.emails, shape.attachmentTokens, attachmentFrame);
+    const emailWithFiles = (email: IncomingEmail, cap: number) => {
+      push('newMail', emailBlock(email, nonce, truncateToTokens(email.text, cap)));
       const files = attached.get(email);
-      return files === undefined ? block : `${block}\n${attachmentBlock(email, nonce, files)}`;
+      // Files only named (beyond the attachments' share) describe the email: they count with it.
+      const namedOnly = files === attachmentNames(email.attachmentText ?? '');
+      if (files !== undefined) push(namedOnly ? 'newMail' : 'attachments', attachmentBlock(email, nonce, files));
     };
     if (input.profile) {
-      const profile: ProfileState = {
-        ...input.profile,
-        facts: facts.slice(0, shape.factCount),
-        pastThreads: shape.pastThreads === 'all' ? pastThreads : shape.pastThreads === 'shared' ? sharedThreads : [],
-      };
-      parts.push('PROFILE (durable facts about this customer):', JSON.stringify(renderProfileView(profile, input.now)));
+      push('profile', PROFILE_HEADING, profileJson(input.profile, shape));
       const state = input.thread;
-      parts.push(
+      push(
+        'notes',
         '',
         'THREAD NOTES (working state, may be incomplete):',
-        `subject: ${state.subject}`,
+        `subject: ${truncateToTokens(state.subject, SUBJECT_TOKENS)}`,
         `summary: ${truncateToTokensFromEnd(state.summary, shape.summaryTokens) || '(new thread)'}`,
-        'pinned items (kept verbatim until unpinned):',
-        ...(state.pinnedItems.length === 0 ? ['- (none)'] : state.pinnedItems.map((p) => `- ${neutraliseMarkers(p)}`)),
-        'open items:',
-        ...(state.openItems.length === 0
-          ? ['- (none)']
-          : state.openItems.slice(0, shape.openItems).map((i) => `- ${truncateToTokens(i, OPEN_ITEM_TOKENS)}`)),
-        `current intent: ${state.currentIntent || '(unknown)'}`,
       );
-      const fitted = fitBuffer(input.buffer, shape.bufferTokens);
+      push(
+        'pinned',
+        'pinned items (kept verbatim until unpinned):',
+        ...(pinned.length === 0 ? ['- (none)'] : pinned.map((p) => `- ${neutraliseMarkers(p)}`)),
+      );
+      const items = notes.openItems.slice(0, shape.openItems);
+      push('notes', 'open items:', ...(items.length === 0 ? ['- (none)'] : items.map((i) => `- ${i}`)));
+      push('notes', `current intent: ${state.currentIntent || '(unknown)'}`);
+      const fitted = fitBuffer(input.buffer, shape.bufferTokens, (m) => countTokens(bufferBlock(m, nonce, '')) + 1);
       buffered = { shown: fitted.messages.length, whole: fitted.whole };
       if (fitted.messages.length > 0) {
-        parts.push('', BUFFER_HEADING);
-        for (const { message, text } of fitted.messages) parts.push(bufferBlock(message, nonce, text));
+        push('buffer', '', BUFFER_HEADING);
+        for (const { message, text } of fitted.messages) push('buffer', bufferBlock(message, nonce, text));
       } else if (input.buffer.length > 0) {
-        parts.push('', `(${input.buffer.length} recent exchange(s) omitted for length)`);
+        push('buffer', '', `(${input.buffer.length} recent exchange(s) omitted for length)`);
       }
     } else {
-      parts.push(`PROFILE AND THREAD NOTES: withheld (${input.withheldReason ?? 'unverified sender'})`);
+      push('profile', `PROFILE AND THREAD NOTES: withheld (${input.withheldReason ?? 'unverified sender'})`);
     }
-    if (shape.passages > 0) parts.push('', ...knowledgeSection(passages.slice(0, shape.passages), nonce));
+    if (shape.passages > 0) push('knowledge', '', ...knowledgeSection(passages.slice(0, shape.passages), nonce));
     if (older.length > 0 && shape.olderEmails !== 'omitted') {
-      parts.push('', 'EARLIER UNANSWERED EMAILS IN THIS BURST (untrusted data):');
-      for (const email of older) {
-        const cap = shape.olderEmails === 'full' ? input.limits.messageTokenCap : OLDER_EMAIL_TOKENS;
-        parts.push(withFiles(email, emailBlock(email, nonce, truncateToTokens(email.text, cap))));
-      }
+      push('newMail', '', 'EARLIER UNANSWERED EMAILS IN THIS BURST (untrusted data):');
+      for (const email of older) emailWithFiles(email, shape.olderEmails === 'full' ? input.limits.messageTokenCap : OLDER_EMAIL_TOKENS);
     } else if (older.length > 0) {
-      parts.push('', `(${older.length} earlier unanswered email(s) in this burst omitted for length)`);
+      push('newMail', '', `(${older.length} earlier unanswered email(s) in this burst omitted for length)`);
     }
     if (latest) {
-      parts.push(
-        '',
-        'NEW EMAIL TO ANSWER (untrusted data):',
-        withFiles(latest, emailBlock(latest, nonce, truncateToTokens(latest.text, shape.latestTokens))),
-      );
+      push('newMail', '', 'NEW EMAIL TO ANSWER (untrusted data):');
+      emailWithFiles(latest, shape.latestTokens);
     }
-    return parts.join('\n');
+    return lines;
   };
 
+  // The new mail's share keeps room for its files' names, in case they are only named.
+  const namesReserve = input.emails
+    .filter((e) => (e.attachmentText ?? '').trim() !== '')
+    .reduce((sum, e) => sum + countTokens(attachmentBlock(e, nonce, attachmentNames(e.attachmentText ?? ''))) + 1, 0);
+  const mailShare = shares.newMail - namesReserve;
   const shape: Shape = {
     pastThreads: 'all',
     factCount: facts.length,
     olderEmails: 'full',
-    openItems: MAX_OPEN_ITEMS,
-    summaryTokens: input.limits.summaryTokenCap,
-    latestTokens: input.limits.messageTokenCap,
+    openItems: notes.openItems.length,
+    summaryTokens: notes.summaryTokens,
+    latestTokens: Math.min(input.limits.messageTokenCap, Math.max(100, mailShare - emailFrame(latest))),
     passages: passages.length,
-    bufferTokens: input.limits.bufferTokenCap,
-    attachmentTokens: input.limits.attachmentTokenCap ?? 0,
+    bufferTokens: Math.max(0, shares.buffer - headingTokens(BUFFER_HEADING)),
+    attachmentTokens: shares.attachments,
   };
-  const systemTokens = countTokens(system);
-  const trimmed: string[] = [];
-  let user = render(shape);
-  let tokens = systemTokens + countTokens(user);
+  const { profile } = input;
+  if (profile) {
+    const profileTokens = (shape: Shape) => countTokens(`${PROFILE_HEADING}\n${profileJson(profile, shape)}`);
+    fitProfile(
+      shape,
+      { facts: facts.length, shared: sharedThreads.length, all: pastThreads.length },
+      shares.profile,
+      profileTokens,
+      trimmed,
+    );
+  }
+  fitBurst(shape, { latest, older, frame: emailFrame }, mailShare, input.limits.messageTokenCap, trimmed);
 
-  // The trimming order, one step at a time until the prompt fits.
-  const steps: Array<[string, () => boolean]> = [
-    [
-      'past threads without a shared tag',
-      () =>
-        shape.pastThreads === 'all' && sharedThreads.length > 0 && sharedThreads.length < pastThreads.length
-          ? ((shape.pastThreads = 'shared'), true)
-          : false,
-    ],
-    ['past threads', () => (shape.pastThreads !== 'none' && pastThreads.length > 0 ? ((shape.pastThreads = 'none'), true) : false)],
-    ...facts.map((): [string, () => boolean] => [
-      'least relevant fact dropped',
-      () => (shape.factCount > 0 ? (shape.factCount--, true) : false),
-    ]),
-    ...passages.map((): [string, () => boolean] => [
-      'lowest-ranked knowledge passage dropped',
-      () => (shape.passages > 0 ? (shape.passages--, true) : false),
-    ]),
-    ['earlier emails shortened', () => (older.length > 0 && shape.olderEmails === 'full' ? ((shape.olderEmails = 'short'), true) : false)],
-    ['earlier emails omitted', () => (older.length > 0 && shape.olderEmails === 'short' ? ((shape.olderEmails = 'omitted'), true) : false)],
-    [
-      'attachments halved',
-      () =>
-        withAttachments && shape.attachmentTokens > 100 ? ((shape.attachmentTokens = Math.floor(shape.attachmentTokens / 2)), true) : false,
-    ],
-    ['buffer halved', () => (shape.bufferTokens > 120 ? ((shape.bufferTokens = Math.floor(shape.bufferTokens / 2)), true) : false)],
-    ['open items', () => (shape.openItems > 3 ? ((shape.openItems = 3), true) : false)],
-    ['summary halved', () => (shape.summaryTokens > 40 ? ((shape.summaryTokens = Math.floor(shape.summaryTokens / 2)), true) : false)],
-    [
-      'summary halved again',
-      () => (shape.summaryTokens > 40 ? ((shape.summaryTokens = Math.floor(shape.summaryTokens / 2)), true) : false),
-    ],
-    ['buffer omitted', () => (shape.bufferTokens > 0 ? ((shape.bufferTokens = 0), true) : false)],
-    ['attachments named only', () => (withAttachments && shape.attachmentTokens > 0 ? ((shape.attachmentTokens = 0), true) : false)],
-    ['new email halved', () => (shape.latestTokens > 100 ? ((shape.latestTokens = Math.floor(shape.latestTokens / 2)), true) : false)],
-    [
-      'new email halved again',
-      () => (shape.latestTokens > 100 ? ((shape.latestTokens = Math.floor(shape.latestTokens / 2)), true) : false),
-    ],
-    ['new email to 100 tokens', () => (shape.latestTokens > 100 ? ((shape.latestTokens = 100), true) : false)],
-  ];
-  for (const [name, apply] of steps) {
+  const systemTokens = countTokens(system);
+  let lines = render(shape);
+  let user = lines.map(([, text]) => text).join('\n');
+  let tokens = systemTokens + countTokens(user);
+  // The safety net: the old whole-prompt order, one step at a time, should the shares not suffice.
+  for (const [name, apply] of budgetSteps(shape, { facts, passages, older, pastThreads, sharedThreads, withAttachments })) {
     if (tokens <= input.limits.promptTokenBudget) break;
     if (!apply()) continue;
     trimmed.push(name);
-    user = render(shape);
+    lines = render(shape);
+    user = lines.map(([, text]) => text).join('\n');
     tokens = systemTokens + countTokens(user);
+  }
+  const parts = partSizes(systemTokens, lines, shares);
+  if (withAttachments && !trimmed.some((t) => t.startsWith('attachments'))) {
+    const cut = attachmentsCut(input.emails, fitAttachments(input.emails, shape.attachmentTokens, attachmentFrame));
+    if (cut) trimmed.push(cut);
   }
   return {
     system,
@@ -385,12 +396,151 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
           withheldReason: null,
         })
       : [],
+    parts,
   };
+}
+
+/** A section heading's tokens, with the blank line before it. */
+const headingTokens = (heading: string) => countTokens(heading) + 2;
+
+/** Tokens the subject may take in the notes. */
+const SUBJECT_TOKENS = 60;
+
+const PROFILE_HEADING = 'PROFILE (durable facts about this customer):';
+
+/** The rules, their tag vocabulary named only and then left out when they are over their share. */
+function fitInstructions(input: TurnContextInput, attachments: boolean, share: number, trimmed: string[]): string {
+  const vocabulary = input.tagVocabulary ?? {};
+  const knowledge = (input.knowledge?.passages.length ?? 0) > 0 && (input.knowledge?.tokenCap ?? 0) > 0;
+  const full = buildTurnSystemPrompt({ ...input, attachments, knowledge });
+  if (Object.keys(vocabulary).length === 0 || countTokens(full) <= share) return full;
+  trimmed.push('tag vocabulary named only');
+  const named = buildTurnSystemPrompt({
+    ...input,
+    attachments,
+    knowledge,
+    tagVocabulary: Object.fromEntries(Object.keys(vocabulary).map((tag) => [tag, ''])),
+  });
+  if (countTokens(named) <= share) return named;
+  trimmed.push('tag vocabulary left out');
+  return buildTurnSystemPrompt({ ...input, attachments, knowledge, tagVocabulary: {} });
+}
+
+/** The profile under its share: past threads without a shared tag, then all past threads, then the least relevant facts leave. */
+function fitProfile(
+  shape: Shape,
+  counts: { facts: number; shared: number; all: number },
+  share: number,
+  profileTokens: (shape: Shape) => number,
+  trimmed: string[],
+): void {
+  const steps: Array<[string, () => boolean]> = [
+    [
+      'past threads without a shared tag',
+      () =>
+        counts.shared > 0 && counts.shared < counts.all && shape.pastThreads === 'all' ? ((shape.pastThreads = 'shared'), true) : false,
+    ],
+    ['past threads', () => (counts.all > 0 && shape.pastThreads !== 'none' ? ((shape.pastThreads = 'none'), true) : false)],
+  ];
+  for (const [name, apply] of steps) {
+    if (profileTokens(shape) <= share) return;
+    if (apply()) trimmed.push(name);
+  }
+  while (shape.factCount > 0 && profileTokens(shape) > share) {
+    shape.factCount--;
+    trimmed.push('least relevant fact dropped');
+  }
+}
+
+/** A burst's earlier emails under the new mail's share, after the email being answered: shortened, then omitted. */
+function fitBurst(
+  shape: Shape,
+  mail: { latest: IncomingEmail | undefined; older: readonly IncomingEmail[]; frame: (email: IncomingEmail) => number },
+  share: number,
+  cap: number,
+  trimmed: string[],
+): void {
+  const { latest, older, frame } = mail;
+  if (older.length === 0 || !latest) return;
+  const cost = (email: IncomingEmail, tokens: number) => countTokens(truncateToTokens(email.text, tokens)) + frame(email);
+  const left = share - cost(latest, shape.latestTokens);
+  const olderCost = (tokens: number) => older.reduce((sum, e) => sum + cost(e, tokens), 0);
+  if (olderCost(cap) <= left) return;
+  shape.olderEmails = 'short';
+  trimmed.push('earlier emails shortened');
+  if (olderCost(OLDER_EMAIL_TOKENS) <= left) return;
+  shape.olderEmails = 'omitted';
+  trimmed.push('earlier emails omitted');
+}
+
+/** Each part's tokens (the blank lines between parts count with the part that follows) and its share. */
+function partSizes(systemTokens: number, lines: Lines, shares: PartTokens): ContextParts {
+  const text = new Map<ContextPart, string[]>();
+  for (const [part, line] of lines) text.set(part, [...(text.get(part) ?? []), line]);
+  const out = {} as ContextParts;
+  for (const part of CONTEXT_PARTS) {
+    const tokens = part === 'instructions' ? systemTokens : countTokens((text.get(part) ?? []).join('\n'));
+    out[part] = { tokens, share: shares[part] };
+  }
+  return out;
+}
+
+interface StepInputs {
+  facts: readonly unknown[];
+  passages: readonly unknown[];
+  older: readonly unknown[];
+  pastThreads: readonly unknown[];
+  sharedThreads: readonly unknown[];
+  withAttachments: boolean;
+}
+
+/** The whole-prompt trimming order, behind the shares: used only when the budget is too small for them. */
+function budgetSteps(shape: Shape, s: StepInputs): Array<[string, () => boolean]> {
+  const halve = (field: 'attachmentTokens' | 'bufferTokens' | 'summaryTokens' | 'latestTokens', above: number) => () =>
+    shape[field] > above ? ((shape[field] = Math.floor(shape[field] / 2)), true) : false;
+  return [
+    [
+      'past threads without a shared tag',
+      () =>
+        shape.pastThreads === 'all' && s.sharedThreads.length > 0 && s.sharedThreads.length < s.pastThreads.length
+          ? ((shape.pastThreads = 'shared'), true)
+          : false,
+    ],
+    ['past threads', () => (shape.pastThreads !== 'none' && s.pastThreads.length > 0 ? ((shape.pastThreads = 'none'), true) : false)],
+    ...s.facts.map((): [string, () => boolean] => [
+      'least relevant fact dropped',
+      () => (shape.factCount > 0 ? (shape.factCount--, true) : false),
+    ]),
+    ...s.passages.map((): [string, () => boolean] => [
+      'lowest-ranked knowledge passage dropped',
+      () => (shape.passages > 0 ? (shape.passages--, true) : false),
+    ]),
+    [
+      'earlier emails shortened',
+      () => (s.older.length > 0 && shape.olderEmails === 'full' ? ((shape.olderEmails = 'short'), true) : false),
+    ],
+    [
+      'earlier emails omitted',
+      () => (s.older.length > 0 && shape.olderEmails === 'short' ? ((shape.olderEmails = 'omitted'), true) : false),
+    ],
+    ['attachments halved', () => s.withAttachments && halve('attachmentTokens', 100)()],
+    ['buffer halved', halve('bufferTokens', 120)],
+    ['open items', () => (shape.openItems > 3 ? ((shape.openItems = 3), true) : false)],
+    ['summary halved', halve('summaryTokens', 40)],
+    ['summary halved again', halve('summaryTokens', 40)],
+    ['buffer omitted', () => (shape.bufferTokens > 0 ? ((shape.bufferTokens = 0), true) : false)],
+    ['attachments named only', () => (s.withAttachments && shape.attachmentTokens > 0 ? ((shape.attachmentTokens = 0), true) : false)],
+    ['new email halved', halve('latestTokens', 100)],
+    ['new email halved again', halve('latestTokens', 100)],
+    ['new email to 100 tokens', () => (shape.latestTokens > 100 ? ((shape.latestTokens = 100), true) : false)],
+  ];
 }
 
 // --- attachments (issue 18) ---
 /** Tokens of the markers around one email's attachments. */
 const ATTACHMENT_BLOCK_OVERHEAD = 30;
+/** Tokens of the note after a cut attachment text (and the line break before it), with a margin. */
+const CUT_NOTE_TOKENS = 10;
 
 /** A heading line of the stored attachment text (attachmentHeading in src/mail/attachments.ts). */
 const ATTACHMENT_HEADING = /^\[(file|image): .*\]$/;
@@ -400,18 +550,20 @@ const ATTACHMENT_HEADING = /^\[(file|image): .*\]$/;
  * while it fits, else cut to what is left; once the share is spent, the files are only named (their
  * heading lines). Emails without attachments are absent from the map.
  */
-function fitAttachments(emails: readonly IncomingEmail[], shareTokens: number): Map<IncomingEmail, string> {
+function fitAttachments(
+  emails: readonly IncomingEmail[],
+  shareTokens: number,
+  frame: (email: IncomingEmail) => number = () => ATTACHMENT_BLOCK_OVERHEAD,
+): Map<IncomingEmail, string> {
   const out = new Map<IncomingEmail, string>();
   let left = shareTokens;
   for (let i = emails.length - 1; i >= 0; i--) {
     const email = emails[i]!;
     const text = (email.attachmentText ?? '').trim();
     if (text === '') continue;
-    const headings = text
-      .split('\n')
-      .filter((line) => ATTACHMENT_HEADING.test(line))
-      .join('\n');
-    const room = left - ATTACHMENT_BLOCK_OVERHEAD;
+    const headings = attachmentNames(text);
+    const overhead = frame(email);
+    const room = left - overhead;
     if (room < 20) {
       out.set(email, headings);
       continue;
@@ -419,13 +571,30 @@ function fitAttachments(emails: readonly IncomingEmail[], shareTokens: number): 
     const cost = countTokens(text);
     if (cost <= room) {
       out.set(email, text);
-      left -= cost + ATTACHMENT_BLOCK_OVERHEAD;
+      left -= cost + overhead;
     } else {
-      out.set(email, `${truncateToTokens(text, room)}\n(attachment text cut for length)`);
+      out.set(email, `${truncateToTokens(text, room - CUT_NOTE_TOKENS)}\n(attachment text cut for length)`);
       left = 0;
     }
   }
   return out;
+}
+
+/** The heading lines (the files' names) of an email's attachment text. */
+function attachmentNames(text: string): string {
+  return text
+    .trim()
+    .split('\n')
+    .filter((line) => ATTACHMENT_HEADING.test(line))
+    .join('\n');
+}
+
+/** How the share left this turn's attachments: named only, cut, or (null) whole. */
+function attachmentsCut(emails: readonly IncomingEmail[], fitted: Map<IncomingEmail, string>): string | null {
+  const kept = emails.filter((e) => fitted.has(e));
+  if (kept.every((e) => fitted.get(e) === (e.attachmentText ?? '').trim())) return null;
+  const namesOnly = kept.every((e) => (fitted.get(e) ?? '').split('\n').every((line) => ATTACHMENT_HEADING.test(line)));
+  return namesOnly ? 'attachments named only' : 'attachments cut to the share';
 }
 
 function attachmentBlock(email: IncomingEmail, nonce: string, text: string): string {

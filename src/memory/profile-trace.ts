@@ -35,6 +35,8 @@ export interface ContextTrace {
   tags: string[];
   facts: FactInclusion[];
   passages: PassageInclusion[];
+  /** Each part's tokens and its share of the budget (src/memory/context-budget.ts); absent on turns before issue 25. */
+  parts?: Record<string, { tokens: number; share: number }>;
 }
 
 /** The tags of `tags` the current thread also has, in their own order. */

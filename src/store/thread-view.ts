@@ -31,6 +31,11 @@ const contextTraceSchema = z.object({
       }),
     )
     .catch([]),
+  // Turns stored before issue 25 have no part sizes.
+  parts: z
+    .record(z.string(), z.object({ tokens: z.number(), share: z.number() }))
+    .optional()
+    .catch(undefined),
 });
 
 export function contextTraceOf(value: unknown): ContextTrace | null {

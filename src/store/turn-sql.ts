@@ -2,7 +2,8 @@
  * A reply turn's storage in three round trips, in plain SQL on the same pool as Prisma (as
  * ingestion does, src/store/ingest-store.ts): one statement starts or resumes the turn and claims
  * its messages, one read gathers the whole context (thread, customer, profile, loop counters,
- * recent replies), and one statement (data-modifying CTEs) commits everything the turn produced.
+ * recent replies), and one statement (data-modifying CTEs) commits everything the turn produced
+ * (the loop guard's counters follow in a statement of their own, off the commit's lock: `LOOPS_SQL`).
  * A single statement needs no BEGIN/COMMIT and is atomic; the thread's version check makes a
  * commit that lost a race change nothing but the record of the model's token use.
  */
@@ -349,14 +350,6 @@ upd AS (
     "completionTokens" = (c.j->'turn'->>'completionTokens')::int, "error" = c.j->'turn'->>'error', "finishedAt" = (c.j->>'now')::timestamp,
     "contextTrace" = c.j->'turn'->'contextTrace'
   FROM c WHERE tu."id" = c.j->>'turnId' AND EXISTS (SELECT 1 FROM upd) RETURNING 1
-), loops AS (
-  INSERT INTO "LoopState" ("scope", "consecutive", "fingerprints", "lastReply", "stoppedAt", "updatedAt")
-  SELECT x."scope", x."consecutive", x."fingerprints", x."lastReply", x."stoppedAt"::timestamp, x."updatedAt"::timestamp
-  FROM c CROSS JOIN jsonb_to_recordset(c.j->'loops') AS x("scope" text, "consecutive" int, "fingerprints" jsonb, "lastReply" jsonb, "stoppedAt" text, "updatedAt" text)
-  WHERE EXISTS (SELECT 1 FROM upd)
-  ON CONFLICT ("scope") DO UPDATE SET "consecutive" = EXCLUDED."consecutive", "fingerprints" = EXCLUDED."fingerprints",
-    "lastReply" = EXCLUDED."lastReply", "stoppedAt" = EXCLUDED."stoppedAt", "updatedAt" = EXCLUDED."updatedAt"
-  RETURNING 1
 ), calls AS (
   INSERT INTO "LlmCall" ("id", "purpose", "provider", "model", "threadId", "promptTokens", "completionTokens", "ok", "createdAt")
   SELECT x."id", x."purpose", c.j->'turn'->>'provider', c.j->'turn'->>'model', c.j->>'threadId', x."promptTokens", x."completionTokens", x."ok",
@@ -366,6 +359,25 @@ upd AS (
 )
 SELECT (SELECT count(*) FROM upd)::int AS updated,
   (SELECT count(*) FROM "Message" WHERE "threadId" = (SELECT j->>'threadId' FROM c) AND "status" = 'pending_reply' AND "direction" = 'inbound')::int AS pending`;
+
+/**
+ * The loop guard's counters, written after the commit in a statement of their own, with
+ * `synchronous_commit` off for that statement only. Replies to many customers of one company
+ * domain update the same `LoopState` row (its `domain:` scope): inside the turn's commit, every
+ * such commit held that row's lock until its WAL flush, so concurrent turns queued behind each
+ * other (issue 25). Here the lock lasts the upsert alone. What this gives up: a crash in the few
+ * milliseconds before the WAL writer flushes may lose the last replies' counts (the draft, which
+ * is durable, never depends on them). Rows are written in scope order, so two turns sharing
+ * scopes cannot deadlock.
+ */
+const LOOPS_SQL = `
+WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS v)
+INSERT INTO "LoopState" ("scope", "consecutive", "fingerprints", "lastReply", "stoppedAt", "updatedAt")
+SELECT x."scope", x."consecutive", x."fingerprints", x."lastReply", x."stoppedAt"::timestamp, x."updatedAt"::timestamp
+FROM cfg CROSS JOIN jsonb_to_recordset($1::jsonb) AS x("scope" text, "consecutive" int, "fingerprints" jsonb, "lastReply" jsonb, "stoppedAt" text, "updatedAt" text)
+ORDER BY x."scope"
+ON CONFLICT ("scope") DO UPDATE SET "consecutive" = EXCLUDED."consecutive", "fingerprints" = EXCLUDED."fingerprints",
+  "lastReply" = EXCLUDED."lastReply", "stoppedAt" = EXCLUDED."stoppedAt", "updatedAt" = EXCLUDED."updatedAt"`;
 
 export interface TurnCommitSql {
   turnId: string;
@@ -410,7 +422,7 @@ export interface TurnCommitSql {
 /**
  * Commits a turn in one statement: thread state (version-checked), exactly one draft (unique per
  * turn), the outbound message so replies thread to it, the claimed messages marked replied, the
- * turn record, the loop guard's counters and the model calls' token use. Returns how many
+ * turn record and the model calls' token use; then the loop guard's counters (`LOOPS_SQL`). Returns how many
  * messages still wait in the thread. A thread changed meanwhile (a console edit, a concurrent
  * turn) commits nothing but the token use and throws CONFLICT, so the turn is retried.
  */
@@ -426,16 +438,19 @@ export async function commitTurnSql(sql: SqlExecutor, c: TurnCommitSql): Promise
     fromAddress: c.from.address,
     fromName: c.from.name,
     turn: c.turn,
-    loops: c.loopStates.map((s) => ({
-      ...s,
-      stoppedAt: s.stoppedAt ? utcTimestamp(s.stoppedAt) : null,
-      updatedAt: utcTimestamp(s.updatedAt),
-    })),
     calls: c.calls,
     now: utcTimestamp(c.now),
   };
   const rows = await sql.query(COMMIT_SQL, [JSON.stringify(payload)]);
   const row = z.object({ updated: z.number(), pending: z.number() }).parse(rows[0]);
   if (row.updated === 0) throw new AppError('CONFLICT', `thread ${c.thread.id} changed during the turn; retrying`);
+  if (c.loopStates.length > 0) {
+    const loops = c.loopStates.map((s) => ({
+      ...s,
+      stoppedAt: s.stoppedAt ? utcTimestamp(s.stoppedAt) : null,
+      updatedAt: utcTimestamp(s.updatedAt),
+    }));
+    await sql.query(LOOPS_SQL, [JSON.stringify(loops)]);
+  }
   return { pending: row.pending };
 }

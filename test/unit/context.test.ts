@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assembleTurnContext, type TurnContextInput } from '../../src/memory/context.ts';
+import { CONTEXT_SHARES } from '../../src/memory/context-budget.ts';
 import { countTokens } from '../../src/memory/tokens.ts';
 import type { ProfileState } from '../../src/memory/types.ts';
 
@@ -49,7 +50,7 @@ function input(overrides: Partial<TurnContextInput> = {}): TurnContextInput {
       },
     ],
     now: new Date('2026-11-02T10:00:00Z'),
-    limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 },
+    limits: { promptTokenBudget: 4500, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 },
     ...overrides,
   };
 }
@@ -133,7 +134,7 @@ describe('the budget split: buffer, pinned items, summary', () => {
 
   it('carries the newest exchanges whole under the buffer share, oldest first, and leaves the rest to the summary', () => {
     const prompt = assembleTurnContext(
-      input({ buffer, limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 150 } }),
+      input({ buffer, limits: { promptTokenBudget: 9000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 200 } }),
     );
     expect(prompt.user).toContain('RECENT EXCHANGES');
     expect(prompt.user).toContain('Second answer from Dana: a fix ships on Friday.');
@@ -150,18 +151,18 @@ describe('the budget split: buffer, pinned items, summary', () => {
   it('cuts the newest message to the share when even it alone does not fit, and leaves the buffer out at 0', () => {
     const long = [{ direction: 'outbound' as const, author: 'agent', date: at(0), text: 'A very long answer. '.repeat(200) }];
     const cut = assembleTurnContext(
-      input({ buffer: long, limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 120 } }),
+      input({ buffer: long, limits: { promptTokenBudget: 9000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 120 } }),
     );
     expect(cut.buffered).toEqual({ shown: 1, whole: 0 });
     expect(cut.user).toContain('[…]');
     // With room left, the first message that does not fit whole is cut to the rest of the share.
     const roomy = assembleTurnContext(
-      input({ buffer, limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 260 } }),
+      input({ buffer, limits: { promptTokenBudget: 9000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 330 } }),
     );
     expect(roomy.buffered).toEqual({ shown: 4, whole: 3 });
     expect(roomy.user).toMatch(/First question about the export\.[^\n]*\[…\]/);
     const off = assembleTurnContext(
-      input({ buffer, limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 0 } }),
+      input({ buffer, limits: { promptTokenBudget: 9000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 0 } }),
     );
     expect(off.user).not.toContain('<<<earlier');
   });
@@ -171,7 +172,7 @@ describe('the budget split: buffer, pinned items, summary', () => {
     expect(prompt.user).not.toContain('E-4042');
   });
 
-  it('never trims pinned items; the buffer goes after the earlier emails and before the summary', () => {
+  it('keeps every pinned item whatever the budget; below the shares the old order applies, the buffer before the summary', () => {
     const thread = {
       subject: 'Export',
       summary: 'The export fails since Monday and the customer needs it for the audit. '.repeat(8),
@@ -181,7 +182,7 @@ describe('the budget split: buffer, pinned items, summary', () => {
       pinnedItems: ['WS-48213', 'INV-5120'],
       status: 'open',
     };
-    const limits = { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 };
+    const limits = { promptTokenBudget: 4500, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 };
     const base = assembleTurnContext(input({ thread, buffer, limits }));
     for (let budget = base.promptTokens; budget > 300; budget -= 25) {
       const prompt = assembleTurnContext(input({ thread, buffer, limits: { ...limits, promptTokenBudget: budget } }));
@@ -193,9 +194,19 @@ describe('the budget split: buffer, pinned items, summary', () => {
       const applied = order.filter((i) => i >= 0);
       expect(applied).toEqual([...applied].sort((a, b) => a - b));
     }
-    const tight = assembleTurnContext(input({ thread, buffer, limits: { ...limits, promptTokenBudget: base.promptTokens - 60 } }));
-    expect(tight.trimmed).toContain('buffer halved');
-    expect(tight.trimmed).not.toContain('summary halved');
+  });
+
+  it('gives every part its share of the budget and lists the parts’ sizes', () => {
+    const thread = { ...input().thread, summary: 'Long notes. '.repeat(400), pinnedItems: ['WS-48213'] };
+    const long = buffer.map((m) => ({ ...m, text: `${m.text} ${'more words '.repeat(300)}` }));
+    for (const promptTokenBudget of [4500, 6000, 9000]) {
+      const limits = { promptTokenBudget, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 10_000 };
+      const prompt = assembleTurnContext(input({ thread, buffer: long, limits }));
+      expect(prompt.parts.buffer.share).toBe(Math.floor((promptTokenBudget * CONTEXT_SHARES.buffer) / 1000));
+      expect(prompt.parts.buffer.tokens).toBeGreaterThan(prompt.parts.buffer.share * 0.7);
+      for (const [part, { tokens, share }] of Object.entries(prompt.parts)) expect(tokens, part).toBeLessThanOrEqual(share);
+      expect(prompt.trimmed.filter((t) => t.includes('halved'))).toEqual([]);
+    }
   });
 });
 
@@ -243,27 +254,23 @@ describe('the profile ordered by the thread’s tags', () => {
   });
 
   it('drops past threads without a shared tag first, and keeps the email fact that shares a tag over a stronger one that does not', () => {
-    const base = assembleTurnContext(input({ profile: tagged, thread: billingThread })).promptTokens;
-    const limits = { promptTokenBudget: base - 5, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 };
-    const first = assembleTurnContext(input({ profile: tagged, thread: billingThread, limits }));
+    // The profile's share grows with the budget (src/memory/context-budget.ts): walk it down.
+    const limits = { promptTokenBudget: 4500, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 };
+    const prompts = Array.from({ length: 145 }, (_, i) => 6000 - 40 * i).map((promptTokenBudget) =>
+      assembleTurnContext(input({ profile: tagged, thread: billingThread, limits: { ...limits, promptTokenBudget } })),
+    );
+    const first = prompts.find((p) => p.trimmed.length > 0)!;
     expect(first.trimmed[0]).toBe('past threads without a shared tag');
     expect(first.user).toContain('double charge on invoice 4471');
     expect(first.user).not.toContain('login trouble');
-    for (let budget = base; budget > base - 250; budget -= 5) {
-      const user = assembleTurnContext(
-        input({ profile: tagged, thread: billingThread, limits: { ...limits, promptTokenBudget: budget } }),
-      ).user;
+    for (const { user } of prompts) {
       // The billing fact (0.7) outlasts the untagged 0.95 one; the operator fact outlasts both.
       if (user.includes('ap team')) continue;
       expect(user).not.toContain('teal');
       if (!user.includes('premium')) expect(user).not.toContain('ap team');
     }
     // And some budget keeps the tagged fact with the stronger untagged one gone.
-    const users = Array.from({ length: 100 }, (_, i) => base - 2 * i).map(
-      (budget) =>
-        assembleTurnContext(input({ profile: tagged, thread: billingThread, limits: { ...limits, promptTokenBudget: budget } })).user,
-    );
-    expect(users.some((user) => user.includes('ap team') && !user.includes('teal'))).toBe(true);
+    expect(prompts.some(({ user }) => user.includes('ap team') && !user.includes('teal'))).toBe(true);
   });
 
   it('offers the policy’s tag vocabulary to the model', () => {

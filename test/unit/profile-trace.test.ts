@@ -181,20 +181,22 @@ describe('context assembly records the trace', () => {
       buffer: [],
       emails: [{ messageId: '<m1@x>', fromName: null, fromAddress: 'alice@example.com', date: now, text: 'Any news on my invoice?' }],
       now,
-      limits: { promptTokenBudget: 3000, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 },
+      limits: { promptTokenBudget: 4500, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 },
       ...overrides,
     };
   }
 
   it('includes every live fact with room to spare, and the expired one is left out', () => {
-    const prompt = assembleTurnContext(input());
+    // A budget whose profile share (src/memory/context-budget.ts) holds all twelve long remarks.
+    const prompt = assembleTurnContext(input({ limits: { ...input().limits, promptTokenBudget: 9000 } }));
     expect(prompt.factTrace.filter((t) => t.verdict === 'included')).toHaveLength(13);
     expect(prompt.factTrace.find((t) => t.key === 'gone')!.reason).toMatch(/^left out: expired/);
   });
 
   it('agrees with the prompt when the profile is trimmed: included facts are in it, left-out ones are not', () => {
-    const full = assembleTurnContext(input()).promptTokens;
-    const prompt = assembleTurnContext(input({ limits: { ...input().limits, promptTokenBudget: full - 200 } }));
+    // The default budget's profile share holds the operator's fact and some of the remarks.
+    const prompt = assembleTurnContext(input());
+    expect(prompt.parts.profile.tokens).toBeLessThanOrEqual(prompt.parts.profile.share);
     const included = prompt.factTrace.filter((t) => t.verdict === 'included');
     const over = prompt.factTrace.filter((t) => t.reason.startsWith('left out: over the profile share'));
     expect(over.length).toBeGreaterThan(0);
