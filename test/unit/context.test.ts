@@ -256,7 +256,9 @@ describe('the profile ordered by the thread’s tags', () => {
   it('drops past threads without a shared tag first, and keeps the email fact that shares a tag over a stronger one that does not', () => {
     // The profile's share grows with the budget (src/memory/context-budget.ts): walk it down.
     const limits = { promptTokenBudget: 4500, summaryTokenCap: 250, messageTokenCap: 1200, bufferTokenCap: 500 };
-    const prompts = Array.from({ length: 145 }, (_, i) => 6000 - 40 * i).map((promptTokenBudget) =>
+    // Coarse steps down to 800 tokens, then every token: the window where only the stronger untagged fact is gone is a few tokens wide.
+    const budgets = [...Array.from({ length: 130 }, (_, i) => 6000 - 40 * i), ...Array.from({ length: 600 }, (_, i) => 800 - i)];
+    const prompts = budgets.map((promptTokenBudget) =>
       assembleTurnContext(input({ profile: tagged, thread: billingThread, limits: { ...limits, promptTokenBudget } })),
     );
     const first = prompts.find((p) => p.trimmed.length > 0)!;
