@@ -117,7 +117,15 @@ export function createConsoleApp(runtime: Runtime, password: string, options: Co
   if (options.oneTimeLogin) app.get(`${ONE_TIME_LOGIN_PATH}/:token`, oneTimeLoginRoute(options.oneTimeLogin, sessions));
 
   // Everything below needs a session; form posts need its token, Bull Board's API calls our origin.
-  app.use('*', requireLogin(sessions, describeModel(runtime.config.llm).replace(/^model: /, '').replace(/ \(.*$/, '')));
+  app.use(
+    '*',
+    requireLogin(
+      sessions,
+      describeModel(runtime.config.llm)
+        .replace(/^model: /, '')
+        .replace(/ \(.*$/, ''),
+    ),
+  );
   const formCheck = verifyCsrf();
   const boardCheck = sameOriginOnly();
   const csrfCheck: MiddlewareHandler<ConsoleEnv> = (c, next) => {

@@ -253,7 +253,10 @@ export function assembleTurnContext(input: TurnContextInput): AssembledPrompt {
   const sharedThreads = pastThreads.filter((p) => overlap(p.tags, current) > 0);
   const latest = input.emails.at(-1);
   const older = input.emails.slice(0, -1);
-  const passages = fitPassages(input.knowledge?.passages ?? [], Math.max(0, shares.knowledge - headingTokens(knowledgeSection([], nonce)[0]!)));
+  const passages = fitPassages(
+    input.knowledge?.passages ?? [],
+    Math.max(0, shares.knowledge - headingTokens(knowledgeSection([], nonce)[0]!)),
+  );
   const notes = fitNotes(input.thread, shares.notes, input.limits.summaryTokenCap);
   const pinned = fitPinned(input.thread.pinnedItems, shares.pinned);
   if (pinned.some((p, i) => p !== input.thread.pinnedItems[i])) trimmed.push('pinned items cut to the share');
