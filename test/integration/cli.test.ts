@@ -165,7 +165,7 @@ describe('the operator commands', () => {
   it(
     'import, facts set, profile, why, link and erase work on the configured database',
     async () => {
-      const db: TestDatabase = await createTestDatabase();
+      const db: TestDatabase = await createTestDatabase({ migrated: true });
       cleanups.push(() => db.drop());
       const dir = await tempDir();
       const { writeFile } = await import('node:fs/promises');
