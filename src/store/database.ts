@@ -124,9 +124,12 @@ async function openPglite(dataDir: string, existing: 'create' | 'require' | 'ref
   };
 }
 
-/** An in-memory PGlite database, for replay and tests that need no persistence. */
-export async function openMemoryDatabase(): Promise<Database> {
-  const pglite = await PGlite.create();
+/**
+ * An in-memory PGlite database, for replay and tests that need no persistence. `loadDataDir`
+ * starts it from a dump of a data directory (PGlite's dumpDataDir) instead of an empty cluster.
+ */
+export async function openMemoryDatabase(options: { loadDataDir?: Blob } = {}): Promise<Database> {
+  const pglite = await PGlite.create(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
   const adapterFactory = new PrismaPGlite(pglite);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {

@@ -4,17 +4,16 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SessionStore, sessionExpired } from '../../src/console/auth.ts';
-import { openMemoryDatabase, type Database } from '../../src/store/database.ts';
-import { applyMigrations } from '../../src/store/migrator.ts';
+import { type Database } from '../../src/store/database.ts';
 import { createMigratedDatabase } from '../support/postgres.ts';
+import { openMigratedMemoryDatabase } from '../support/pglite.ts';
 
 let database: Database;
 let now = 0;
 const clock = () => now;
 
 beforeAll(async () => {
-  database = await openMemoryDatabase();
-  await applyMigrations(database.adapterFactory);
+  database = await openMigratedMemoryDatabase();
 }, 60_000);
 
 afterAll(async () => {
@@ -109,8 +108,7 @@ describe.each([
   [
     'embedded PGlite',
     async () => {
-      const db = await openMemoryDatabase();
-      await applyMigrations(db.adapterFactory);
+      const db = await openMigratedMemoryDatabase();
       return { database: db, cleanup: () => db.close() };
     },
   ],

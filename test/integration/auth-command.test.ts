@@ -1,5 +1,7 @@
-// `support-agent auth` as an operator runs it: the real command in a child process against a
-// provider on loopback (test/support/oauth2-server.ts), the test playing the operator's browser.
+// `support-agent auth` as an operator runs it: the real command against a provider on loopback
+// (test/support/oauth2-server.ts), the test playing the operator's browser. The first case spawns
+// the binary (a child process, as an operator starts it); the others run the same main() in-process
+// (test/support/cli-run.ts: same environment and output), sparing seconds of start-up each.
 // The refresh token it prints is then used as the agent would (the settings through loadConfig)
 // to log in to Dovecot over XOAUTH2, Dovecot checking each access token at the same provider.
 import { spawn } from 'node:child_process';
@@ -11,6 +13,7 @@ import { main } from '../../src/cli/main.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createImapClient } from '../../src/imap/imap-client.ts';
 import { createAccessTokenSource } from '../../src/net/oauth2-tokens.ts';
+import { startCliInProcess } from '../support/cli-run.ts';
 import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
 
@@ -28,7 +31,8 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-function runAuth(args: string[], env: Record<string, string> = {}): Running {
+/** The binary in a child process. */
+function spawnAuth(args: string[], env: Record<string, string> = {}): Running {
   const child = spawn(process.execPath, [BIN, 'auth', ...args], {
     env: { PATH: process.env['PATH'] ?? '', HOME: os.tmpdir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -72,6 +76,9 @@ function runAuth(args: string[], env: Record<string, string> = {}): Running {
       }),
   };
 }
+
+/** The command's logic in-process, with the same environment and captured output. */
+const runAuth = (args: string[], env: Record<string, string> = {}): Running => startCliInProcess(['auth', ...args], env);
 
 /** The NAME=value lines as a .env loader reads them (bare or single-quoted values; comments skipped). */
 function parseSettings(text: string): Record<string, string> {
@@ -149,7 +156,7 @@ describe('support-agent auth', { timeout: 2 * COMMAND_TIMEOUT_MS }, () => {
   it('microsoft: shows the code, polls through pending and slow_down until approved, prints the settings once; the token opens the mailbox', async () => {
     provider.nextDevice(['pending', 'slow_down', 'approve'], { interval: 1 });
     const polls = provider.grantRequests.length;
-    const run = runAuth(microsoftArgs(), { OAUTH2_CLIENT_ID: CLIENT.clientId });
+    const run = spawnAuth(microsoftArgs(), { OAUTH2_CLIENT_ID: CLIENT.clientId });
     await run.waitForStderr(/open http:\/\/127\.0\.0\.1:\d+\/device and enter the code WDJB-MJHT/);
     expect(await run.exited, run.stderr()).toBe(0);
 
@@ -251,7 +258,7 @@ describe('support-agent auth', { timeout: 2 * COMMAND_TIMEOUT_MS }, () => {
     const existing = path.join(dir, 'existing.env');
     await writeFile(existing, 'KEEP=me\n');
     const requests = provider.deviceRequests.length;
-    const spawned = runAuth([...microsoftArgs(), '--out', existing], { OAUTH2_CLIENT_ID: CLIENT.clientId });
+    const spawned = spawnAuth([...microsoftArgs(), '--out', existing], { OAUTH2_CLIENT_ID: CLIENT.clientId });
     expect(await spawned.exited).toBe(2);
     expect(spawned.stderr()).toBe(`support-agent: USAGE: ${existing} already exists: name a new file (it is created with mode 0600)\n`);
     expect(await readFile(existing, 'utf8')).toBe('KEEP=me\n');

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
+import { runCliInProcess } from '../support/cli-run.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/support-agent.js');
@@ -38,7 +39,8 @@ interface Run {
 /** A migrate on a busy 2-core machine (PGlite and the schema engine are WebAssembly) can take most of a minute. */
 const COMMAND_TIMEOUT_MS = 150_000;
 
-function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+/** The binary itself, for what only a process shows: its exit status, no stack trace, not hanging. */
+function spawnCli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -51,6 +53,9 @@ function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
     );
   });
 }
+
+/** The command's logic in-process (test/support/cli-run.ts): the same main(), environment and output. */
+const run = runCliInProcess;
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -80,16 +85,16 @@ describe('the support-agent command line', { timeout: 2 * COMMAND_TIMEOUT_MS }, 
   });
 
   it('rejects an unknown command and a bad flag with one line and exit code 2', async () => {
-    const unknown = await run(['frobnicate']);
+    const unknown = await spawnCli(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.trim().split('\n')).toEqual(["support-agent: unknown command 'frobnicate'"]);
-    const flag = await run(['migrate', '--no-such-flag']);
+    const flag = await spawnCli(['migrate', '--no-such-flag']);
     expect(flag.code).toBe(2);
     expect(flag.stderr.trim()).toBe("support-agent: unknown option '--no-such-flag'");
   });
 
   it('names a bad setting and exits 2, without a stack trace', async () => {
-    const result = await run(['migrate'], { QUIET_AFTER: 'whenever' });
+    const result = await spawnCli(['migrate'], { QUIET_AFTER: 'whenever' });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/QUIET_AFTER/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -155,7 +160,7 @@ describe('the support-agent command line', { timeout: 2 * COMMAND_TIMEOUT_MS }, 
   );
 
   it('says plainly when Redis is not there instead of waiting forever', async () => {
-    const result = await run(['work'], { DATA_DIR: await tempDir(), REDIS_URL: 'redis://127.0.0.1:1' });
+    const result = await spawnCli(['work'], { DATA_DIR: await tempDir(), REDIS_URL: 'redis://127.0.0.1:1' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/REDIS_UNAVAILABLE: cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
   });
@@ -165,7 +170,7 @@ describe('the operator commands', () => {
   it(
     'import, facts set, profile, why, link and erase work on the configured database',
     async () => {
-      const db: TestDatabase = await createTestDatabase();
+      const db: TestDatabase = await createTestDatabase({ migrated: true });
       cleanups.push(() => db.drop());
       const dir = await tempDir();
       const { writeFile } = await import('node:fs/promises');

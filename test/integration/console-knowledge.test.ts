@@ -92,7 +92,7 @@ describe('the console knowledge page and facts import', () => {
   }
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await createTestDatabase({ migrated: true });
     llm = await startScriptedLlmServer();
     const config = loadConfig({
       DATABASE_URL: db.url,

@@ -247,7 +247,7 @@ describe('the review console behind a TLS proxy', () => {
   beforeAll(async () => {
     tmp = await mkdtemp(path.join(tmpdir(), 'console-proxy-'));
     ({ key: tlsKey, cert: certificate } = await makeCertificate(tmp));
-    db = await createTestDatabase();
+    db = await createTestDatabase({ migrated: true });
     const config = loadConfig({
       DATABASE_URL: db.url,
       REDIS_URL,

@@ -168,7 +168,7 @@ describe('the review console', () => {
   }
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await createTestDatabase({ migrated: true });
     llm = await startScriptedLlmServer();
     llm.setFallback((request) => {
       if (request.schemaName === 'thread_promotion') {

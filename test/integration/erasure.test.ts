@@ -26,13 +26,13 @@ import { ingestRawMessage } from '../../src/ingest/ingest-message.ts';
 import { createProvider } from '../../src/llm/create-provider.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { parseRawEmail } from '../../src/mail/parse-message.ts';
-import { openMemoryDatabase, type Database } from '../../src/store/database.ts';
+import { type Database } from '../../src/store/database.ts';
 import { findEntity } from '../../src/store/entities.ts';
 import { ERASED_PROMPT } from '../../src/store/erasure.ts';
 import { ensureMailbox } from '../../src/store/mailboxes.ts';
-import { applyMigrations } from '../../src/store/migrator.ts';
 import { REDIS_URL, startAgentHarness, turnAnswer, waitFor, type AgentHarness } from '../support/agent-harness.ts';
 import type { RecordedRequest } from '../support/scripted-llm-server.ts';
+import { openMigratedMemoryDatabase } from '../support/pglite.ts';
 
 const run = promisify(execFile);
 
@@ -510,8 +510,7 @@ describe('erasure on the embedded PGlite database', () => {
   let database: Database;
 
   beforeAll(async () => {
-    database = await openMemoryDatabase();
-    await applyMigrations(database.adapterFactory);
+    database = await openMigratedMemoryDatabase();
   }, 60_000);
 
   afterAll(async () => {

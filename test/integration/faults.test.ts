@@ -41,7 +41,7 @@ function spawnAgent(command: string, overrides: Record<string, string> = {}): Ag
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await createTestDatabase({ migrated: true });
   dovecot = await startDovecot();
   llm = await startScriptedLlmServer({ fallback: () => ({ kind: 'json', content: turnAnswer() }) });
   smtp = await startSmtpSink({ requireAuth: true, user: 'agent', password: SECRETS.smtp });

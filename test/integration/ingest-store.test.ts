@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestInOrder, ingestRawMessage, type IngestDeps, type IngestSettings } from '../../src/ingest/ingest-message.ts';
 import { silentLogger } from '../../src/logger.ts';
-import { openMemoryDatabase, type Database } from '../../src/store/database.ts';
+import { type Database } from '../../src/store/database.ts';
 import { advanceCheckpoint, ensureMailbox, readCheckpoint } from '../../src/store/mailboxes.ts';
-import { applyMigrations } from '../../src/store/migrator.ts';
 import type { SqlExecutor } from '../../src/store/sql.ts';
 import { customerEmail } from '../support/agent-harness.ts';
 import { createMigratedDatabase } from '../support/postgres.ts';
+import { openMigratedMemoryDatabase } from '../support/pglite.ts';
 
 const SETTINGS: IngestSettings = {
   supportAddress: 'support@acme.example',
@@ -33,8 +33,7 @@ const backends: Array<{ name: string; open: () => Promise<{ database: Database; 
   {
     name: 'PGlite',
     open: async () => {
-      const database = await openMemoryDatabase();
-      await applyMigrations(database.adapterFactory);
+      const database = await openMigratedMemoryDatabase();
       return { database, close: () => database.close() };
     },
   },

@@ -14,12 +14,12 @@ import { InProcessVectorIndex, KnowledgeSearch } from '../../src/app/knowledge-s
 import { OpenAiEmbedder } from '../../src/llm/embeddings.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { countTokens } from '../../src/memory/tokens.ts';
-import { openMemoryDatabase, type Database } from '../../src/store/database.ts';
+import { type Database } from '../../src/store/database.ts';
 import { kbEmbeddingCounts, loadKbDocument } from '../../src/store/knowledge.ts';
-import { applyMigrations } from '../../src/store/migrator.ts';
 import { KNOWLEDGE_DOCS, knowledgeRecall, paraphrasedQuestions } from '../support/knowledge-questions.ts';
 import { createMigratedDatabase } from '../support/postgres.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.ts';
+import { openMigratedMemoryDatabase } from '../support/pglite.ts';
 
 const backends: Array<{ name: string; open: () => Promise<{ database: Database; close: () => Promise<void> }> }> = [
   {
@@ -32,8 +32,7 @@ const backends: Array<{ name: string; open: () => Promise<{ database: Database; 
   {
     name: 'PGlite',
     open: async () => {
-      const database = await openMemoryDatabase();
-      await applyMigrations(database.adapterFactory);
+      const database = await openMigratedMemoryDatabase();
       return { database, close: () => database.close() };
     },
   },

@@ -9,11 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importKnowledge } from '../../src/app/import-knowledge.ts';
 import { kbQueryTerms } from '../../src/memory/knowledge.ts';
-import { openMemoryDatabase, type Database } from '../../src/store/database.ts';
+import { type Database } from '../../src/store/database.ts';
 import { listKbDocuments, loadKbDocument, searchKbPassages } from '../../src/store/knowledge.ts';
-import { applyMigrations } from '../../src/store/migrator.ts';
 import { KNOWLEDGE_DOCS, knowledgeRecall, offlineDraftGrounding } from '../support/knowledge-questions.ts';
 import { createMigratedDatabase } from '../support/postgres.ts';
+import { openMigratedMemoryDatabase } from '../support/pglite.ts';
 
 const backends: Array<{ name: string; open: () => Promise<{ database: Database; close: () => Promise<void> }> }> = [
   {
@@ -26,8 +26,7 @@ const backends: Array<{ name: string; open: () => Promise<{ database: Database; 
   {
     name: 'PGlite',
     open: async () => {
-      const database = await openMemoryDatabase();
-      await applyMigrations(database.adapterFactory);
+      const database = await openMigratedMemoryDatabase();
       return { database, close: () => database.close() };
     },
   },

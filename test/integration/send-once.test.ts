@@ -33,7 +33,7 @@ let prefix: string;
 const log: string[] = [];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await createTestDatabase({ migrated: true });
   pgProxy = await startTcpProxy(5432);
   llm = await startScriptedLlmServer({ fallback: () => ({ kind: 'json', content: turnAnswer() }) });
   smtp = await startSmtpSink();

@@ -33,7 +33,7 @@ export async function startAgentHarness(
   overrides: Record<string, string> = {},
   options: { workers?: boolean } = {},
 ): Promise<AgentHarness> {
-  const database: TestDatabase = await createTestDatabase();
+  const database: TestDatabase = await createTestDatabase({ migrated: true });
   const started: Array<() => Promise<void>> = [() => database.drop()];
   try {
     return await startOn(database, started, overrides, options);

@@ -1,5 +1,13 @@
-// Tests need the machine's real PostgreSQL and Redis; say so plainly when either is missing.
+/**
+ * The integration project's global setup: the machine's real PostgreSQL and Redis must be there
+ * (say so plainly when either is missing), and the migrated databases the test files start from
+ * are prepared once, before the workers start: the PostgreSQL template (postgres.ts) and the
+ * embedded database's data directory (pglite.ts). The unit project has no global setup: it runs
+ * with no service at all.
+ */
 import net from 'node:net';
+import { migratedTemplate } from './postgres.ts';
+import { migratedPgliteDump } from './pglite.ts';
 
 function reachable(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -19,4 +27,5 @@ export default async function setup(): Promise<void> {
   if (missing.length > 0) {
     throw new Error(`Tests need ${missing.join(' and ')}; .ci/run shows how to start them.`);
   }
+  await Promise.all([migratedTemplate(), migratedPgliteDump()]);
 }
