@@ -35,6 +35,8 @@ export interface EvalOptions {
   logger: Logger;
   provider?: LlmProvider;
   progress?: (done: number, total: number) => void;
+  /** Called once the input is read and the database is open, before the first mail (the command names its model then). */
+  started?: () => void;
   /** Knowledge-base folders or files imported before the history, as `replay --kb` does. */
   knowledge?: readonly string[];
 }
@@ -150,6 +152,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     provider,
     offline: true,
   });
+  options.started?.();
   try {
     const failures: string[] = [];
     if (options.knowledge && options.knowledge.length > 0) {

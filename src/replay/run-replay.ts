@@ -35,6 +35,8 @@ export interface ReplayOptions {
   /** The model; the configured one by default (wrapped in a circuit breaker either way). */
   provider?: LlmProvider;
   progress?: (done: number, total: number) => void;
+  /** Called once the input is read and the database is open, before the first mail (the command names its model then). */
+  started?: () => void;
   /** Called with the replay's database before it is closed (for tests and tools). */
   inspect?: (db: Database) => Promise<void>;
   /**
@@ -67,6 +69,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     provider: withCircuitBreaker(options.provider ?? createProvider(options.config.llm, options.logger)),
     offline: true,
   });
+  options.started?.();
   try {
     const failures: ReplayFailure[] = [];
     let currentFile: string | null = null;

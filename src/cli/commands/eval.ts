@@ -98,7 +98,6 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
   if (!address) throw new AppError('USAGE', `--address: "${options.address}" is not an email address`);
   const other = options.compare ? await readCompared(options.compare) : undefined;
   const logger = createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config, 'eval');
-  process.stderr.write(`eval: ${describeModel(config.llm)}\n`);
   const report = await runEval({
     input,
     sent: options.sent,
@@ -106,6 +105,7 @@ export async function runEvalCommand(input: string, options: EvalCommandOptions)
     config,
     logger,
     ...(options.kb ? { knowledge: options.kb } : {}),
+    started: () => process.stderr.write(`eval: ${describeModel(config.llm)}\n`),
     progress: progressReporter({
       label: 'eval',
       unit: 'messages',

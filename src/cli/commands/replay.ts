@@ -24,7 +24,6 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
   if (!address) throw new AppError('USAGE', `--address: "${options.address}" is not an email address`);
   // A replay is a batch job: progress goes to stderr, so routine info logs would only drown it.
   const logger = createAppLogger(config.logLevel === 'info' ? { ...config, logLevel: 'warn' } : config, 'replay');
-  process.stderr.write(`replay: ${describeModel(config.llm)}\n`);
   const report = await runReplay({
     inputs,
     address,
@@ -33,6 +32,7 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     settle: options.settle ?? true,
     ...(options.kb ? { knowledge: options.kb } : {}),
+    started: () => process.stderr.write(`replay: ${describeModel(config.llm)}\n`),
     progress: progressReporter({
       label: 'replay',
       unit: 'messages',
