@@ -76,9 +76,11 @@ function grouped(rows: readonly GroupRow[]): Map<string, GroupRow[]> {
  * The date of the mail a draft answers (the newest customer message of its turn; the draft's own
  * date when its turn kept none): a replayed history is counted in its own period, not replay day.
  */
-const MAIL_DATE = `coalesce((SELECT max(coalesce(m."sentAt", m."receivedAt")) FROM "Message" m
-  WHERE m."turnId" = d."turnId" AND m."direction" = 'inbound'), d."createdAt")`;
-const IN_PERIOD = `${MAIL_DATE} >= $1::timestamp AND ($2::timestamp IS NULL OR ${MAIL_DATE} <= $2::timestamp)`;
+const DRAFT_MAIL_DATES = `SELECT d0."id", coalesce(max(coalesce(m0."sentAt", m0."receivedAt")), d0."createdAt") AS mail_at
+  FROM "Draft" d0 LEFT JOIN "Message" m0 ON m0."turnId" = d0."turnId" AND m0."direction" = 'inbound' GROUP BY d0."id", d0."createdAt"`;
+// One grouped join (hash joins, no per-draft lookup), then a semi-join on the drafts in the period.
+const IN_PERIOD = `d."id" IN (SELECT x0."id" FROM (${DRAFT_MAIL_DATES}) x0
+  WHERE x0.mail_at >= $1::timestamp AND ($2::timestamp IS NULL OR x0.mail_at <= $2::timestamp))`;
 
 /** The period `ms` long that ends at `now`, or at the newest answered mail's date when that is earlier (a replayed history). */
 export function statsPeriod(ms: number, now: Date, newestMail: Date | null): { since: Date; until: Date } {
@@ -88,7 +90,7 @@ export function statsPeriod(ms: number, now: Date, newestMail: Date | null): { s
 
 /** The date of the newest customer mail a draft answers (null without drafts). */
 export async function newestAnsweredMailDate(db: DbClient): Promise<Date | null> {
-  const rows = await db.$queryRawUnsafe<unknown[]>(`SELECT max(${MAIL_DATE}) AS at FROM "Draft" d`);
+  const rows = await db.$queryRawUnsafe<unknown[]>(`SELECT max(x0.mail_at) AS at FROM (${DRAFT_MAIL_DATES}) x0`);
   return z.object({ at: z.coerce.date().nullable() }).parse(rows[0] ?? { at: null }).at;
 }
 
