@@ -147,7 +147,9 @@ describe('the console drafts list: pages, filters, send without SMTP, labels, si
     // All: waiting and handled together, paged with the status kept in the links.
     await page.goto(`${server.url}/drafts?status=all`);
     expect(await textOf(page.locator('#draft-count'))).toBe(`${CUSTOMERS + 1} drafts, newest first.`);
-    expect(await page.locator('nav.pager').first().getByRole('link', { name: 'Next' }).getAttribute('href')).toBe('/drafts?status=all&page=2');
+    expect(await page.locator('nav.pager').first().getByRole('link', { name: 'Next' }).getAttribute('href')).toBe(
+      '/drafts?status=all&page=2',
+    );
     await page.context().close();
   }, 60_000);
 

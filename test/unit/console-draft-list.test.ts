@@ -27,7 +27,10 @@ describe('readDraftListQuery', () => {
     [{ page: '99999999' }, { status: 'pending', needsHuman: false, page: 1 }],
     [{ page: '10000' }, { status: 'pending', needsHuman: false, page: 10000 }],
     [{ status: 'handled' }, { status: 'handled', needsHuman: false, page: 1 }],
-    [{ status: 'all', human: '1' }, { status: 'all', needsHuman: true, page: 1 }],
+    [
+      { status: 'all', human: '1' },
+      { status: 'all', needsHuman: true, page: 1 },
+    ],
     [{ status: 'ALL' }, { status: 'pending', needsHuman: false, page: 1 }],
     [{ status: '<script>' }, { status: 'pending', needsHuman: false, page: 1 }],
     [{ human: 'yes' }, { status: 'pending', needsHuman: false, page: 1 }],
@@ -44,7 +47,11 @@ describe('draftListHref', () => {
     [{ ...base, page: 3 }, 1, '/drafts'],
     [{ ...base, status: 'all' }, 2, '/drafts?status=all&page=2'],
     [{ ...base, needsHuman: true }, 2, '/drafts?human=1&page=2'],
-    [{ ...base, mailbox: 'billing@acme.example', tag: 'refund', status: 'handled', needsHuman: true }, 4, '/drafts?mailbox=billing%40acme.example&tag=refund&status=handled&human=1&page=4'],
+    [
+      { ...base, mailbox: 'billing@acme.example', tag: 'refund', status: 'handled', needsHuman: true },
+      4,
+      '/drafts?mailbox=billing%40acme.example&tag=refund&status=handled&human=1&page=4',
+    ],
     [{ ...base, tag: 'a&b=c' }, 2, '/drafts?tag=a%26b%3Dc&page=2'],
   ])('%j page %s is %s', (query, page, expected) => {
     expect(draftListHref(query, page)).toBe(expected);

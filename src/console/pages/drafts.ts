@@ -20,7 +20,15 @@ import { countDraftsToReview, draftsToReview, draftThreadId, recentlyHandledDraf
 import { TAGGED_THREADS_LIMIT, threadsWithTag, type TaggedThread } from '../../store/thread-tags.ts';
 import type { DraftFlag } from '../../store/turns.ts';
 import { listMailboxes } from '../../store/mailboxes.ts';
-import { DRAFTS_PAGE_SIZE, SEND_DISABLED_REASON, draftFilters, draftStatusLabel, pager, readDraftListQuery, type DraftListQuery } from '../draft-list.ts';
+import {
+  DRAFTS_PAGE_SIZE,
+  SEND_DISABLED_REASON,
+  draftFilters,
+  draftStatusLabel,
+  pager,
+  readDraftListQuery,
+  type DraftListQuery,
+} from '../draft-list.ts';
 import { formText, readForm, readParam } from '../forms.ts';
 import { heading, html, list, mailText, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage, type NoticeCode } from '../layout.ts';
@@ -233,7 +241,10 @@ export async function draftsPage(c: ConsoleContext): Promise<Response> {
   // Each draft's own mailbox decides (the primary one when only one is served).
   const draftCanSend = (d: DraftCard) =>
     runtime.mailboxes.length === 0 ||
-    Boolean((runtime.mailboxes.length === 1 ? runtime.mailboxes[0] : runtime.mailboxes.find((m) => m.mailbox.id === d.mailboxId))?.settings.smtp.host);
+    Boolean(
+      (runtime.mailboxes.length === 1 ? runtime.mailboxes[0] : runtime.mailboxes.find((m) => m.mailbox.id === d.mailboxId))?.settings.smtp
+        .host,
+    );
   const session = c.get('session');
   const what = `${query.needsHuman ? ' needing a person' : ''}${tag ? ` tagged ${tag}` : ''}`;
   const body = html`
