@@ -163,6 +163,10 @@ describe('the console drafts list: pages, filters, send without SMTP, labels, si
     await page.waitForURL(`${server.url}/drafts?notice=discarded`);
     expect(await textOf(page.locator(`#handled-${target.id} .badge`))).toBe('discarded');
     expect(await textOf(page.locator(`#handled-${supersededId} .badge`))).toBe('superseded by a newer draft');
+    // Health counts them apart too.
+    await page.goto(`${server.url}/health`);
+    const byStatus = await textOf(page.locator('section[aria-labelledby="outbox-title"] ul'));
+    expect(byStatus.split('\n')).toEqual(expect.arrayContaining(['discarded: 1', 'superseded by a newer draft: 1']));
     await page.context().close();
   }, 60_000);
 
