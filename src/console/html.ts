@@ -4,6 +4,8 @@
  * accident. There is deliberately no way to mark an arbitrary runtime string as safe.
  */
 
+import { formatBytes } from '../mail/attachments.ts';
+
 const SAFE = Symbol('safe-html');
 
 export interface SafeHtml {
@@ -47,6 +49,11 @@ export function time(date: Date | null | undefined): SafeHtml {
   if (!date) return html`<span class="muted">never</span>`;
   const iso = date.toISOString();
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+/** A size for people ("1.2 MB"), the exact byte count in `<data value>` and on hover. */
+export function size(bytes: number): SafeHtml {
+  return html`<data class="size" value="${bytes}" title="${bytes.toLocaleString('en-US')} bytes">${formatBytes(bytes)}</data>`;
 }
 
 /** Mail text, shown literally with its line breaks; long lines wrap (see the stylesheet). */

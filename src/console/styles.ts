@@ -52,6 +52,9 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace,
 pre.mail { background: var(--panel); border: 1px solid var(--line); padding: .6rem; max-height: 32rem; overflow: auto; margin: .25rem 0; }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-start; margin-top: .5rem; }
 .actions form { margin: 0; }
+.pager { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; margin: .75rem 0; }
+.send-disabled { align-self: center; }
+button:disabled { opacity: .55; cursor: not-allowed; }
 .inline-list { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1rem; }
 tr.overdue td:first-child { border-left: 4px solid var(--bad); }
 button, .button { font: inherit; padding: .45rem .9rem; border-radius: 4px; border: 1px solid var(--fg); background: var(--bg); color: var(--fg); cursor: pointer; min-height: 2.5rem; text-decoration: none; display: inline-block; }

@@ -9,6 +9,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { ConsoleContext, ConsoleEnv } from './context.ts';
+import { formatBytes } from '../mail/attachments.ts';
 
 /** Paths whose forms carry a file. */
 export const UPLOAD_PATHS = new Set(['/knowledge/import', '/customers/import']);
@@ -20,7 +21,7 @@ const FRAMING_BYTES = 64 * 1024;
 export function uploadBodyLimit(maxFileBytes: number): MiddlewareHandler<ConsoleEnv> {
   return bodyLimit({
     maxSize: maxFileBytes + FRAMING_BYTES,
-    onError: (c) => c.text(`The file is too large: at most ${maxFileBytes} bytes.`, 413),
+    onError: (c) => c.text(`The file is too large: at most ${formatBytes(maxFileBytes)}.`, 413),
   });
 }
 
@@ -39,7 +40,7 @@ export async function readUpload(c: ConsoleContext, field: string, maxBytes: num
   if (!parsed.success) throw new AppError('INPUT_INVALID', `invalid form (${field}: choose a file)`);
   const file = parsed.data;
   if (file.size === 0) throw new AppError('INPUT_INVALID', `invalid form (${field}: the file is empty)`);
-  if (file.size > maxBytes) throw new AppError('INPUT_INVALID', `invalid form (${field}: larger than ${maxBytes} bytes)`);
+  if (file.size > maxBytes) throw new AppError('INPUT_INVALID', `invalid form (${field}: larger than ${formatBytes(maxBytes)})`);
   const name =
     file.name
       .split(/[\\/]/)

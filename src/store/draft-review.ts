@@ -13,12 +13,15 @@ import type { DraftFlag } from './turns.ts';
 /** One draft with what a reviewer needs beside it. */
 export interface DraftCard {
   id: string;
+  mailboxId: string;
   subject: string;
   body: string;
   toAddress: string;
   /** Who the reply is copied to (decided at the turn). */
   ccAddresses: string[];
   status: string;
+  /** How it ended (pending, sent-as-is, sent-edited, replaced, discarded, superseded). */
+  outcome: string;
   needsHuman: boolean;
   flags: DraftFlag[];
   error: string | null;
@@ -54,6 +57,8 @@ export interface HandledDraft {
   toAddress: string;
   subject: string;
   status: string;
+  /** How it ended: a `discarded` status is a person's discard, or superseded / replaced. */
+  outcome: string;
   needsHuman: boolean;
   error: string | null;
   sentAt: Date | null;
@@ -62,11 +67,13 @@ export interface HandledDraft {
 
 const CARD_SELECT = {
   id: true,
+  mailboxId: true,
   subject: true,
   body: true,
   toAddress: true,
   ccAddresses: true,
   status: true,
+  outcome: true,
   needsHuman: true,
   flags: true,
   citations: true,
@@ -138,11 +145,13 @@ function toCard(row: CardRow): DraftCard {
   const cited = new Set(sources.map((s) => s.source));
   return {
     id: row.id,
+    mailboxId: row.mailboxId,
     subject: row.subject,
     body: row.body,
     toAddress: row.toAddress,
     ccAddresses: jsonStringArray(row.ccAddresses),
     status: row.status,
+    outcome: row.outcome,
     needsHuman: row.needsHuman,
     flags: draftFlags(row.flags),
     sources,
@@ -168,24 +177,39 @@ function toCard(row: CardRow): DraftCard {
   };
 }
 
-/** Drafts waiting for review, newest first; only those whose thread carries `tag`, when given. */
-export async function draftsToReview(db: DbClient, limit: number, tag?: string, mailboxId?: string): Promise<DraftCard[]> {
+/**
+ * Which drafts a review list shows: `pending` (still drafts, the default), `handled` (no longer
+ * drafts: sent, discarded, superseded, failed…) or `all`; only the flagged ones with `needsHuman`.
+ */
+export interface ReviewFilter {
+  tag?: string | undefined;
+  mailboxId?: string | undefined;
+  status?: 'pending' | 'handled' | 'all' | undefined;
+  needsHuman?: boolean | undefined;
+}
+
+/** Drafts the filter selects, newest first, `limit` of them after skipping `offset` (a page). */
+export async function draftsToReview(db: DbClient, limit: number, filter: ReviewFilter = {}, offset = 0): Promise<DraftCard[]> {
   const rows = await db.draft.findMany({
-    where: reviewWhere(tag, mailboxId),
+    where: reviewWhere(filter),
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    skip: offset,
     take: limit,
     select: CARD_SELECT,
   });
   return withPassages(db, rows.map(toCard));
 }
 
-export async function countDraftsToReview(db: DbClient, tag?: string, mailboxId?: string): Promise<number> {
-  return db.draft.count({ where: reviewWhere(tag, mailboxId) });
+export async function countDraftsToReview(db: DbClient, filter: ReviewFilter = {}): Promise<number> {
+  return db.draft.count({ where: reviewWhere(filter) });
 }
 
-function reviewWhere(tag: string | undefined, mailboxId: string | undefined): Prisma.DraftWhereInput {
+const STATUS_WHERE = { pending: { status: 'draft' }, handled: { status: { not: 'draft' } }, all: {} } as const;
+
+function reviewWhere({ tag, mailboxId, status, needsHuman }: ReviewFilter): Prisma.DraftWhereInput {
   return {
-    status: 'draft',
+    ...STATUS_WHERE[status ?? 'pending'],
+    ...(needsHuman ? { needsHuman: true } : {}),
     ...(mailboxId ? { mailboxId } : {}),
     ...(tag ? { thread: { tags: { array_contains: [tag] } } } : {}),
   };
@@ -209,6 +233,7 @@ export async function recentlyHandledDrafts(db: DbClient, limit: number, mailbox
       toAddress: true,
       subject: true,
       status: true,
+      outcome: true,
       sentAt: true,
       updatedAt: true,
       error: true,

@@ -48,10 +48,14 @@ export async function mailboxStatuses(db: DbClient): Promise<MailboxStatus[]> {
   }));
 }
 
-/** How many replies are in each status (draft, queued, sent...), by status name. */
-export async function draftStatusCounts(db: DbClient): Promise<Array<{ status: string; count: number }>> {
-  const rows = await db.draft.groupBy({ by: ['status'], _count: { _all: true }, orderBy: { status: 'asc' } });
-  return rows.map((r) => ({ status: r.status, count: r._count._all }));
+/** How many replies are in each status (draft, queued, sent...) and outcome (a discard, a supersession...). */
+export async function draftStatusCounts(db: DbClient): Promise<Array<{ status: string; outcome: string; count: number }>> {
+  const rows = await db.draft.groupBy({
+    by: ['status', 'outcome'],
+    _count: { _all: true },
+    orderBy: [{ status: 'asc' }, { outcome: 'asc' }],
+  });
+  return rows.map((r) => ({ status: r.status, outcome: r.outcome, count: r._count._all }));
 }
 
 // count(*) and sum() arrive as bigint or numeric text depending on the driver.

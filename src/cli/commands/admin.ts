@@ -20,7 +20,7 @@ import { listMailboxes } from '../../store/mailboxes.ts';
 import { loadThreadDetail, threadMessages, threadTurns } from '../../store/thread-view.ts';
 import { withOperatorRuntime } from '../operator-runtime.ts';
 import { output } from '../output.ts';
-import { loadQualityStats } from '../../store/quality-stats.ts';
+import { loadQualityStats, newestAnsweredMailDate, statsPeriod } from '../../store/quality-stats.ts';
 import { parseDurationWithUnit } from '../../duration.ts';
 import { formatQualityStats } from './stats-table.ts';
 
@@ -79,8 +79,10 @@ export function runStats(options: { since?: string; json?: boolean } = {}): Prom
   if (ms === null)
     throw new AppError('USAGE', `--since: "${(options.since ?? '').slice(0, 40)}" is not a duration with a unit, like 7d, 72h or 2w`);
   return withOperatorRuntime(async ({ db, now }) => {
-    const stats = await loadQualityStats(db, new Date(now().getTime() - ms));
-    print(options.json ? { ...stats, since: stats.since.toISOString() } : formatQualityStats(stats));
+    // By the dates of the mail the drafts answer, ending at the newest one when that is earlier than now (a replayed history).
+    const { since, until } = statsPeriod(ms, now(), await newestAnsweredMailDate(db));
+    const stats = await loadQualityStats(db, since, until);
+    print(options.json ? { ...stats, since: stats.since.toISOString(), until: until.toISOString() } : formatQualityStats(stats));
   });
 }
 

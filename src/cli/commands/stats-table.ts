@@ -36,9 +36,11 @@ function table(header: string[], rows: string[][]): string[] {
   return [line(header), ...rows.map(line)];
 }
 
+const minute = (date: Date) => date.toISOString().slice(0, 16).replace('T', ' ');
+
 export function formatQualityStats(stats: QualityStats): string {
   return [
-    `Drafts since ${stats.since.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `Drafts answering mail dated ${minute(stats.since)}${stats.until ? ` to ${minute(stats.until)}` : ' or later'} UTC`,
     '',
     ...table(
       ['', ...COLUMNS],

@@ -21,11 +21,19 @@ import { TAGGED_THREADS_LIMIT, threadsWithTag, type TaggedThread } from '../../s
 import type { DraftFlag } from '../../store/turns.ts';
 import { maskText } from '../../mail/sensitive-values.ts';
 import { listMailboxes } from '../../store/mailboxes.ts';
+import {
+  DRAFTS_PAGE_SIZE,
+  SEND_DISABLED_REASON,
+  draftFilters,
+  draftStatusLabel,
+  pager,
+  readDraftListQuery,
+  type DraftListQuery,
+} from '../draft-list.ts';
 import { formText, readForm, readParam } from '../forms.ts';
 import { heading, html, list, mailText, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage, type NoticeCode } from '../layout.ts';
 
-const PAGE_SIZE = 50;
 const HANDLED_SIZE = 20;
 
 export type ReturnTo = 'drafts' | 'thread';
@@ -34,24 +42,29 @@ function customerLabel(customer: DraftCard['thread']['customer'], address: strin
   return customer.name ? `${customer.name} <${address}>` : address;
 }
 
-function statusBadge(status: string): SafeHtml {
-  const tone = status === 'sent' ? 'badge-ok' : status === 'failed' || status === 'bounced' || status === 'send_unknown' ? 'badge-bad' : '';
-  return html`<span class="badge ${tone}">${status}</span>`;
+/** The status as a badge; a discarded draft says whether a person discarded it or a newer draft superseded it. */
+function statusBadge(status: string, outcome: string): SafeHtml {
+  const label = draftStatusLabel(status, outcome);
+  return html`<span class="badge ${label.tone}">${label.text}</span>`;
 }
 
 function draftActions(draft: DraftCard, session: Session, returnTo: ReturnTo, canSend: boolean): SafeHtml {
   const titleId = `draft-${draft.id}-title`;
   const hidden = html`${csrfField(session)}<input type="hidden" name="from" value="${returnTo}">`;
+  // Without SMTP the send buttons are disabled, with the reason beside them (Discard and Save still work).
+  const reasonId = `draft-${draft.id}-no-send`;
+  const sendAttrs = canSend ? html`aria-describedby="${titleId}"` : html`disabled aria-describedby="${titleId} ${reasonId}"`;
+  const reason = canSend ? '' : html`<span class="muted send-disabled" id="${reasonId}">${SEND_DISABLED_REASON}</span>`;
   return html`
   <div class="actions">
     <form method="post" action="/drafts/${draft.id}/approve">${hidden}
-      <button type="submit" class="primary" aria-describedby="${titleId}">Approve and send</button>
+      <button type="submit" class="primary" ${sendAttrs}>Approve and send</button>
     </form>
     <form method="post" action="/drafts/${draft.id}/discard">${hidden}
       <button type="submit" class="danger" aria-describedby="${titleId}">Discard</button>
     </form>
+    ${reason}
   </div>
-  ${canSend ? '' : html`<p class="muted">Sending is not configured (SMTP_HOST), so approving will not send.</p>`}
   <details>
     <summary>Edit before sending</summary>
     <form method="post" action="/drafts/${draft.id}/edit">${hidden}
@@ -59,7 +72,7 @@ function draftActions(draft: DraftCard, session: Session, returnTo: ReturnTo, ca
       <textarea id="body-${draft.id}" name="body" rows="12" spellcheck="true">
 ${draft.body}</textarea>
       <div class="actions">
-        <button type="submit" name="then" value="send" class="primary" aria-describedby="${titleId}">Save and send</button>
+        <button type="submit" name="then" value="send" class="primary" ${sendAttrs}>Save and send</button>
         <button type="submit" name="then" value="save" aria-describedby="${titleId}">Save draft</button>
       </div>
     </form>
@@ -153,19 +166,6 @@ function taggedThreadsSection(tag: string, threads: TaggedThread[]): SafeHtml {
 
 const mailboxQuery = z.string().trim().toLowerCase().pipe(z.email()).optional().catch(undefined);
 
-/** The mailbox select (a GET form: the filter is in the address, so it can be bookmarked). */
-function mailboxFilter(mailboxes: ReadonlyArray<{ address: string }>, selected: string | undefined, tag: string | undefined): SafeHtml {
-  return html`<form method="get" action="/drafts" class="filter" id="mailbox-filter">
-  <label for="mailbox-select">Mailbox</label>
-  <select id="mailbox-select" name="mailbox">
-    <option value=""${selected ? '' : ' selected'}>All mailboxes</option>
-    ${mailboxes.map((m) => html`<option value="${m.address}"${m.address === selected ? ' selected' : ''}>${m.address}</option>`)}
-  </select>
-  ${tag ? html`<input type="hidden" name="tag" value="${tag}">` : ''}
-  <button type="submit">Show</button>
-</form>`;
-}
-
 const tagQuery = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_]{0,59}$/)
@@ -182,7 +182,7 @@ export function draftCard(draft: DraftCard, session: Session, returnTo: ReturnTo
 <article class="card${draft.needsHuman ? ' needs-human' : ''}" id="draft-${draft.id}" aria-labelledby="${titleId}">
   ${heading(headingLevel, draft.subject, titleId)}
   <p>
-    ${draft.needsHuman ? html`<span class="badge badge-human">Needs a human</span> ` : ''}${statusBadge(draft.status)}
+    ${draft.needsHuman ? html`<span class="badge badge-human">Needs a human</span> ` : ''}${statusBadge(draft.status, draft.outcome)}
     To <a href="/customers/${thread.customer.id}">${customerLabel(thread.customer, draft.toAddress)}</a>
     ${draft.ccAddresses.length > 0 ? html`· <span class="draft-cc">Cc ${draft.ccAddresses.join(', ')}</span>` : ''}
     · drafted ${time(draft.createdAt)}${draft.sentAt ? html` · sent ${time(draft.sentAt)}` : ''}
@@ -226,26 +226,43 @@ export async function draftsPage(c: ConsoleContext): Promise<Response> {
   const mailbox = wanted ? mailboxes.find((m) => m.address === wanted) : undefined;
   // An unknown mailbox matches nothing rather than everything.
   const mailboxId = wanted ? (mailbox?.id ?? 'none') : undefined;
-  const [unknown, handedOff, drafts, waiting, handled, tagged] = await Promise.all([
+  const listing = readDraftListQuery(c.req.query());
+  const query: DraftListQuery = { ...listing, mailbox: wanted, tag };
+  const filter = { tag, mailboxId, status: query.status, needsHuman: query.needsHuman };
+  const [unknown, handedOff, drafts, total, handled, tagged] = await Promise.all([
     unknownSends(db),
     handedOffThreads(db, undefined, mailboxId),
-    draftsToReview(db, PAGE_SIZE, tag, mailboxId),
-    countDraftsToReview(db, tag, mailboxId),
+    draftsToReview(db, DRAFTS_PAGE_SIZE, filter, (query.page - 1) * DRAFTS_PAGE_SIZE),
+    countDraftsToReview(db, filter),
     recentlyHandledDrafts(db, HANDLED_SIZE, mailboxId),
     tag ? threadsWithTag(db, { tag, ...(mailboxId ? { mailboxId } : {}) }) : Promise.resolve(null),
   ]);
   const served = runtime.mailboxes.filter((m) => !mailboxId || m.mailbox.id === mailboxId);
   const canSend = served.length === 0 || served.some((m) => m.settings.smtp.host);
+  // Each draft's own mailbox decides (the primary one when only one is served).
+  const draftCanSend = (d: DraftCard) =>
+    runtime.mailboxes.length === 0 ||
+    Boolean(
+      (runtime.mailboxes.length === 1 ? runtime.mailboxes[0] : runtime.mailboxes.find((m) => m.mailbox.id === d.mailboxId))?.settings.smtp
+        .host,
+    );
   const session = c.get('session');
+  const what = `${query.needsHuman ? ' needing a person' : ''}${tag ? ` tagged ${tag}` : ''}`;
   const body = html`
 <h1>Drafts to review${wanted ? ` · ${wanted}` : ''}</h1>
-${mailboxes.length > 1 || wanted ? mailboxFilter(mailboxes, wanted, tag) : ''}
+${draftFilters(query, mailboxes)}
 ${canSend ? '' : html`<p class="notice notice-warning">Sending is not configured (SMTP_HOST is not set): drafts can be edited or discarded, not sent from here.</p>`}
 ${unknownSendsSection(unknown, session)}
 ${handedOffSection(handedOff, session)}
 ${tag && tagged ? taggedThreadsSection(tag, tagged) : ''}
-<p>${waiting === 0 ? `Nothing${tag ? ` tagged ${tag}` : ''} waits for review.` : `${waiting} draft${waiting === 1 ? '' : 's'}${tag ? ` tagged ${tag}` : ''} waiting, newest first${waiting > PAGE_SIZE ? ` (showing the newest ${PAGE_SIZE})` : ''}.`}</p>
-${drafts.map((d) => draftCard(d, session, 'drafts', canSend))}
+<p id="draft-count">${
+    total === 0
+      ? `No draft${what}${query.status === 'pending' ? ' waits for review' : ' here'}.`
+      : `${total} draft${total === 1 ? '' : 's'}${what}${query.status === 'pending' ? ' waiting' : ''}, newest first.`
+  }</p>
+${pager(query, total)}
+${drafts.map((d) => draftCard(d, session, 'drafts', draftCanSend(d)))}
+${drafts.length > 10 ? pager(query, total) : ''}
 <h2>Recently handled</h2>
 ${
   handled.length === 0
@@ -257,7 +274,7 @@ ${
     (d) => html`<tr id="handled-${d.id}">
       <td><a href="/threads/${d.threadId}#draft-${d.id}">${d.subject}</a>${d.needsHuman ? html` <span class="badge badge-human">Needs a human</span>` : ''}</td>
       <td>${d.toAddress}</td>
-      <td>${statusBadge(d.status)}${d.error ? html`<br><span class="muted">${d.error}</span>` : ''}</td>
+      <td>${statusBadge(d.status, d.outcome)}${d.error ? html`<br><span class="muted">${d.error}</span>` : ''}</td>
       <td>${time(d.sentAt ?? d.updatedAt)}</td>
     </tr>`,
   )}</tbody></table></div>`

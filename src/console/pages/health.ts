@@ -6,6 +6,7 @@
 import type { Queue } from 'bullmq';
 import { describeError } from '../../errors.ts';
 import { draftStatusCounts, llmUsageByDay, mailboxStatuses } from '../../store/health.ts';
+import { draftStatusLabel } from '../draft-list.ts';
 import type { ConsoleContext } from '../context.ts';
 import { html, time, type SafeHtml } from '../html.ts';
 import { renderPage } from '../layout.ts';
@@ -64,6 +65,16 @@ ${
 }`;
 }
 
+/** Counts by what a reviewer reads: a discarded draft apart from a superseded or replaced one. */
+function byLabel(rows: ReadonlyArray<{ status: string; outcome: string; count: number }>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of rows) {
+    const { text } = draftStatusLabel(r.status, r.outcome);
+    counts.set(text, (counts.get(text) ?? 0) + r.count);
+  }
+  return counts;
+}
+
 export async function healthPage(c: ConsoleContext): Promise<Response> {
   const runtime = c.get('runtime');
   const { db } = runtime;
@@ -117,7 +128,7 @@ export async function healthPage(c: ConsoleContext): Promise<Response> {
   ${
     draftStatuses.length === 0
       ? html`<p class="muted">No replies yet.</p>`
-      : html`<ul>${draftStatuses.map((d) => html`<li>${d.status}: ${d.count}</li>`)}</ul>`
+      : html`<ul>${[...byLabel(draftStatuses)].map(([label, count]) => html`<li>${label}: ${count}</li>`)}</ul>`
   }
 </section>
 <section aria-labelledby="usage-title">

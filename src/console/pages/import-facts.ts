@@ -8,7 +8,7 @@ import { IMPORT_FORMATS } from '../../app/import-formats.ts';
 import { isAppError, type AppError } from '../../errors.ts';
 import type { ConsoleContext, Session } from '../context.ts';
 import { csrfField } from '../csrf.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, size, type SafeHtml } from '../html.ts';
 import { renderPage } from '../layout.ts';
 import { readUpload } from '../uploads.ts';
 
@@ -16,7 +16,7 @@ import { readUpload } from '../uploads.ts';
 export function importFactsForm(session: Session, maxBytes: number): SafeHtml {
   return html`<section aria-labelledby="import-facts-title" class="card">
   <h2 id="import-facts-title">Import facts</h2>
-  <p>A CSV or JSON file of trusted facts keyed by the customer's email address (a CRM export), at most ${maxBytes} bytes:
+  <p>A CSV or JSON file of trusted facts keyed by the customer's email address (a CRM export), at most ${size(maxBytes)}:
   the same import as <code>support-agent import</code>. The whole file is checked first: one bad row and nothing is imported.</p>
   <details><summary>Accepted formats</summary><pre>${IMPORT_FORMATS}</pre></details>
   <form method="post" action="/customers/import" enctype="multipart/form-data">${csrfField(session)}

@@ -11,7 +11,7 @@ import { kbEmbeddingCounts, kbPassageDocument, listKbDocuments, loadKbDocument, 
 import type { ConsoleContext } from '../context.ts';
 import { csrfField } from '../csrf.ts';
 import { readForm, readParam, readQuery } from '../forms.ts';
-import { html, mailText, time, type SafeHtml } from '../html.ts';
+import { html, mailText, size, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
 import { readUpload } from '../uploads.ts';
 
@@ -71,7 +71,7 @@ function importSection(c: ConsoleContext): SafeHtml {
   const max = c.get('runtime').config.knowledge.uploadMaxBytes;
   return html`<section aria-labelledby="kb-import-title" class="card">
   <h2 id="kb-import-title">Import a document</h2>
-  <p>Markdown, HTML, plain text or PDF, at most ${max} bytes. A file with the name of a document already here replaces it
+  <p>Markdown, HTML, plain text or PDF, at most ${size(max)}. A file with the name of a document already here replaces it
   (unchanged passages keep their vectors); the same file again changes nothing.</p>
   <form method="post" action="/knowledge/import" enctype="multipart/form-data">${csrfField(c.get('session'))}
     <div><label for="kb-file">File</label>
@@ -155,7 +155,7 @@ export async function knowledgeDocumentPage(c: ConsoleContext): Promise<Response
   <dt>Format</dt><dd>${doc.format}</dd>
   <dt>Language</dt><dd>${doc.lang ?? 'not known'}</dd>
   <dt>Tags</dt><dd>${doc.tags.join(', ') || html`<span class="muted">none</span>`}</dd>
-  <dt>Size</dt><dd>${doc.bytes} bytes, SHA-256 <code>${doc.contentHash.slice(0, 16)}…</code></dd>
+  <dt>Size</dt><dd>${size(doc.bytes)}, SHA-256 <code>${doc.contentHash.slice(0, 16)}…</code></dd>
   <dt>Updated</dt><dd>${time(doc.updatedAt)}</dd>
 </dl>
 <form method="post" action="/knowledge/${doc.id}/remove">${csrfField(session)}<button type="submit" class="danger">Remove this document</button></form>

@@ -4,9 +4,9 @@
  * and per tag, and what the promotion policy decided. `?days=` picks the period (default 30).
  */
 import { z } from 'zod';
-import { loadQualityStats, type OutcomeCounts } from '../../store/quality-stats.ts';
+import { loadQualityStats, newestAnsweredMailDate, statsPeriod, type OutcomeCounts } from '../../store/quality-stats.ts';
 import type { ConsoleContext } from '../context.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, time, type SafeHtml } from '../html.ts';
 import { renderPage } from '../layout.ts';
 
 const query = z.object({ days: z.coerce.number().int().min(1).max(3650).catch(30).default(30) });
@@ -20,9 +20,15 @@ function countsRow(label: string, c: OutcomeCounts): SafeHtml {
 
 export async function qualityPage(c: ConsoleContext): Promise<Response> {
   const { days } = query.parse(c.req.query());
-  const stats = await loadQualityStats(c.get('runtime').db, new Date(Date.now() - days * 86_400_000));
+  const { db } = c.get('runtime');
+  // By the dates of the mail the drafts answer; a replayed history ends at its newest mail, not today.
+  const { since, until } = statsPeriod(days * 86_400_000, new Date(), await newestAnsweredMailDate(db));
+  const stats = await loadQualityStats(db, since, until);
   const body = html`
 <h1>Draft quality, last ${days} days</h1>
+<p id="quality-period">Drafts answering mail dated ${time(since)} to ${time(until)}${
+    until.getTime() < Date.now() - 86_400_000 ? ' (the newest mail’s date: a replayed or quiet history)' : ''
+  }.</p>
 <div class="table-wrap"><table>
   <caption class="sr-only">Drafts by outcome, overall, per intent and per tag</caption>
   <thead><tr><th scope="col"></th><th scope="col">Drafts</th><th scope="col">Sent as is</th><th scope="col">Sent edited</th><th scope="col">Replaced</th><th scope="col">Discarded</th><th scope="col">Superseded</th><th scope="col">Pending</th><th scope="col">Approval as is</th><th scope="col">Edit similarity</th><th scope="col">Needs human</th></tr></thead>

@@ -8,7 +8,7 @@ import { SKIP_REASONS, type SkipReason } from '../../mail/classify.ts';
 import { listSkippedMail, type SkippedMessage } from '../../store/skipped-mail.ts';
 import type { ConsoleContext } from '../context.ts';
 import { readQuery } from '../forms.ts';
-import { html, time, type SafeHtml } from '../html.ts';
+import { html, size, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
 
 const LIMIT = 200;
@@ -64,7 +64,7 @@ ${
       <td>${sender(m)}</td>
       <td>${m.subject || html`<span class="muted">(no subject)</span>`}</td>
       <td><span class="badge">${m.skipReason}</span> ${MEANING[m.skipReason as SkipReason] ?? ''}${m.skipDetail ? html`<br><span class="muted">${m.skipDetail}</span>` : ''}</td>
-      <td><a href="/messages/${m.id}/original">Raw source<span class="sr-only"> of ${m.subject || 'this message'}</span></a> (${m.sizeBytes} bytes)${m.threadId ? html`<br><a href="/threads/${m.threadId}#message-${m.id}">Thread</a>` : ''}</td>
+      <td><a href="/messages/${m.id}/original">Raw source<span class="sr-only"> of ${m.subject || 'this message'}</span></a> (${size(m.sizeBytes)})${m.threadId ? html`<br><a href="/threads/${m.threadId}#message-${m.id}">Thread</a>` : ''}</td>
     </tr>`,
   )}</tbody></table></div>`
 }`;

@@ -25,7 +25,7 @@ import { maskText } from '../../mail/sensitive-values.ts';
 import type { ConsoleContext } from '../context.ts';
 import { csrfField } from '../csrf.ts';
 import { readParam } from '../forms.ts';
-import { html, list, mailText, time, type SafeHtml } from '../html.ts';
+import { html, list, mailText, size, time, type SafeHtml } from '../html.ts';
 import { readNotice, renderPage } from '../layout.ts';
 import { commitmentsTable } from './commitments.ts';
 import { draftCard, tagLinks } from './drafts.ts';
@@ -196,10 +196,10 @@ export async function originalMessagePage(c: ConsoleContext): Promise<Response> 
 <p>
   ${message.threadId ? html`<a href="/threads/${message.threadId}#message-${message.id}">Back to the thread</a> · ` : ''}
   ${sender(message)} · ${time(message.sentAt ?? message.receivedAt)} · Message-ID ${message.messageId}
-  ${raw ? html` · <a href="/messages/${message.id}/original.eml" download>Download .eml (${raw.length} bytes)</a>` : ''}
+  ${raw ? html` · <a href="/messages/${message.id}/original.eml" download>Download .eml (${size(raw.length)})</a>` : ''}
 </p>
 ${raw ? '' : html`<p class="muted">The agent composed this message; its full text is shown.</p>`}
-${raw && raw.length > RAW_DISPLAY_LIMIT ? html`<p class="muted">Showing the first ${RAW_DISPLAY_LIMIT} bytes; download the file for the rest.</p>` : ''}
+${raw && raw.length > RAW_DISPLAY_LIMIT ? html`<p class="muted">Showing the first ${size(RAW_DISPLAY_LIMIT)}; download the file for the rest.</p>` : ''}
 ${mailText(maskText(text))}`;
   return c.html(renderPage({ title: 'Original message', section: null, session: c.get('session'), body }));
 }
