@@ -133,7 +133,9 @@ describe('the draft loop', () => {
         inReplyTo: asked,
         to: 'carla2@customer.example',
         subject: draft.subject,
-        body: `${draft.body}\n\nWe will refund the shipping costs by Friday.`,
+        // The promise leads: the buffer's share keeps the newest exchanges whole and cuts an older
+        // one from its end, and this reply's Date may tie with the customer's mail to the second.
+        body: `We will refund the shipping costs by Friday.\n\n${draft.body}`,
       }),
       ['\\Seen'],
     );
