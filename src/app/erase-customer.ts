@@ -42,19 +42,30 @@ export interface ErasureReport {
   redis: RedisErasure | null;
 }
 
-export async function eraseCustomer(db: Db, queues: JobQueues | null, entityId: string): Promise<ErasureReport> {
+export async function eraseCustomer(
+  db: Db,
+  queues: JobQueues | null,
+  entityId: string,
+  progress?: (done: number, total: number) => void,
+): Promise<ErasureReport> {
   // Redis is checked first, so an unreachable Redis stops the erasure before the database changes
   // rather than leaving queued jobs behind after it.
   await queues?.ping();
-  const erased = await eraseEntity(db, entityId, (subject) => {
-    const needles = erasureNeedles({ addresses: subject.addresses, names: subject.names });
-    const text = new Redactor(needles, 'text');
-    return {
-      search: searchPlan(needles),
-      redactText: (value: string) => text.redact(value),
-      redactOriginal: (raw: Buffer, mentioned: boolean, source: ErasedOriginalSource) => eraseFromOriginal(raw, needles, mentioned, source),
-    };
-  });
+  const erased = await eraseEntity(
+    db,
+    entityId,
+    (subject) => {
+      const needles = erasureNeedles({ addresses: subject.addresses, names: subject.names });
+      const text = new Redactor(needles, 'text');
+      return {
+        search: searchPlan(needles),
+        redactText: (value: string) => text.redact(value),
+        redactOriginal: (raw: Buffer, mentioned: boolean, source: ErasedOriginalSource) =>
+          eraseFromOriginal(raw, needles, mentioned, source),
+      };
+    },
+    progress,
+  );
   const redis = queues
     ? await queues.removeJobsFor({
         threadIds: new Set(erased.subject.threadIds),

@@ -29,6 +29,8 @@ export interface KbImportOptions {
   pdf?: PdfLimits;
   /** Give passages vectors after storing (OPENAI_EMBEDDING_MODEL): new and changed ones, or all after a model change. */
   embeddings?: { embedder: Embedder; batch: number; logger: Logger; sql: SqlExecutor };
+  /** Called after each file is read (`kb import` draws its progress with it). */
+  progress?: (done: number, total: number) => void;
 }
 
 export const KB_MAX_FILE_BYTES = 20 * 1024 * 1024;
@@ -60,13 +62,11 @@ export async function importKnowledge(
   const { files, ignored } = await knowledgeFiles(inputs);
   for (const source of ignored) report.skipped.push({ source, reason: 'not a Markdown, HTML, text or PDF file (.md, .html, .txt, .pdf)' });
   const settings = importSettings(options);
-  for (const { file, source, format } of files) {
+  for (const [index, { file, source, format }] of files.entries()) {
     const bytes = await readCapped(file, settings.maxBytes);
-    if (!bytes) {
-      report.skipped.push({ source, reason: `larger than ${settings.maxBytes} bytes` });
-      continue;
-    }
-    await importOne(db, report, { source, format, bytes, fileName: path.basename(file) }, settings, now);
+    if (bytes) await importOne(db, report, { source, format, bytes, fileName: path.basename(file) }, settings, now);
+    else report.skipped.push({ source, reason: `larger than ${settings.maxBytes} bytes` });
+    options.progress?.(index + 1, files.length);
   }
   if (options.prune) {
     const seen = new Set(files.map((f) => f.source));

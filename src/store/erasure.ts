@@ -271,15 +271,21 @@ export async function eraseEntity<R extends ErasureRules>(
   db: Db,
   entityId: string,
   rules: (subject: ErasureSubject) => R,
+  /** Called after each of the four steps (`erase` draws its progress with it). */
+  progress?: (done: number, total: number) => void,
 ): Promise<DatabaseErasure & { rules: R }> {
   return db.$transaction(
     async (tx) => {
       const subject = await readSubject(tx, entityId);
+      progress?.(1, 4);
       const result: DatabaseErasure = { subject, deleted: {}, redacted: {}, replaced: {}, partsEmptied: 0 };
       await deleteOwned(tx, subject, result);
+      progress?.(2, 4);
       const chosen = rules(subject);
       const mentioned = await redactColumns(tx, chosen, result);
+      progress?.(3, 4);
       await redactOriginals(tx, chosen, mentioned, result);
+      progress?.(4, 4);
       return { ...result, rules: chosen };
     },
     // An erasure scans every text column once; on a large mailbox that takes longer than Prisma's

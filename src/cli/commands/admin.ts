@@ -19,7 +19,8 @@ import { threadsWithTag } from '../../store/thread-tags.ts';
 import { listMailboxes } from '../../store/mailboxes.ts';
 import { loadThreadDetail, threadMessages, threadTurns } from '../../store/thread-view.ts';
 import { withOperatorRuntime } from '../operator-runtime.ts';
-import { output } from '../output.ts';
+import { output, servedRuntime } from '../output.ts';
+import { progressReporter } from '../progress.ts';
 import { loadQualityStats, newestAnsweredMailDate, statsPeriod } from '../../store/quality-stats.ts';
 import { parseDurationWithUnit } from '../../duration.ts';
 import { formatQualityStats } from './stats-table.ts';
@@ -308,7 +309,12 @@ export function runErase(ref: string, options: { yes?: boolean; json?: boolean }
   if (!options.yes) throw new AppError('USAGE', 'erase deletes everything about a customer; repeat with --yes to confirm');
   return withOperatorRuntime(async (runtime) => {
     const entity = await requireEntity(runtime.db, ref);
-    const report = await eraseCustomer(runtime.db, runtime.queues(), entity.id);
+    // Steps (read, delete, redact columns, redact raw mail) on a terminal; a served command's reply stays the report alone.
+    const progress =
+      process.stderr.isTTY && servedRuntime() === null
+        ? progressReporter({ label: 'erase', unit: 'steps', isTerminal: true, write: (text) => process.stderr.write(text) })
+        : undefined;
+    const report = await eraseCustomer(runtime.db, runtime.queues(), entity.id, progress);
     print(options.json ? report : describeErasure(report).join('\n'));
   });
 }

@@ -5,7 +5,8 @@
 import { importKnowledge } from '../../app/import-knowledge.ts';
 import { AppError } from '../../errors.ts';
 import { withOperatorRuntime } from '../operator-runtime.ts';
-import { output } from '../output.ts';
+import { output, servedRuntime } from '../output.ts';
+import { progressReporter } from '../progress.ts';
 import { listKbDocuments, loadKbDocument, removeKbDocuments } from '../../store/knowledge.ts';
 
 const print = (value: unknown): void => void output().out(typeof value === 'string' ? value + '\n' : JSON.stringify(value, null, 2) + '\n');
@@ -20,6 +21,17 @@ export function runKbImport(paths: string[], options: { prune?: boolean; lang?: 
         prune: options.prune ?? false,
         ...(options.lang ? { lang: options.lang } : {}),
         tags: options.tag ?? [],
+        // Only on a terminal: piped output (and a served command's reply) stays the report alone.
+        ...(process.stderr.isTTY && servedRuntime() === null
+          ? {
+              progress: progressReporter({
+                label: 'kb import',
+                unit: 'files',
+                isTerminal: true,
+                write: (text) => process.stderr.write(text),
+              }),
+            }
+          : {}),
       },
       runtime.now(),
     );
