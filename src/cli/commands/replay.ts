@@ -51,7 +51,11 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
     process.stdout.write(json);
   }
   process.stderr.write(`replay: ${summaryLine(report)}${reportWhere(options.report)}\n`);
-  process.stderr.write(memorySummary(report).map((line) => `replay: ${line}\n`).join(''));
+  process.stderr.write(
+    memorySummary(report)
+      .map((line) => `replay: ${line}\n`)
+      .join(''),
+  );
   if (options.dataDir) {
     process.stderr.write(
       `replay: database kept in ${path.resolve(options.dataDir)}; inspect it with DATA_DIR=${options.dataDir} ${selfCommand()} profile <customer>\n` +
