@@ -30,9 +30,13 @@ const COMMITMENT =
 /** The due date inside a promise, as written: "by Friday", "before 15 November", "within 3 business days". */
 const DUE = /\b((?:by|before|until|no later than|on|within)\s+[^,;.!?]{2,40})/i;
 
-/** A customer saying a promise was kept, in the fixtures' languages. */
+/**
+ * A customer saying a promise was kept, in the fixtures' languages. The sentence around the
+ * words is bounded (200 characters either side): an unbounded run would rescan a long text
+ * without sentence ends from every position (quadratic time).
+ */
 const KEPT =
-  /[^.!?\n]*\b(?:arrived|received|came through|has been (?:refunded|credited|fixed|replaced|delivered)|got (?:it|the \w+)|is (?:fixed|working)|ist (?:angekommen|eingegangen)|erhalten|bien reçu|est arrivée?|reçu le|ya lleg[óo]|recib[íi]|ontvangen|is aangekomen|arrivato|ricevuto|recebi|chegou)\b[^.!?\n]*[.!?]?/giu;
+  /[^.!?\n]{0,200}\b(?:arrived|received|came through|has been (?:refunded|credited|fixed|replaced|delivered)|got (?:it|the \w+)|is (?:fixed|working)|ist (?:angekommen|eingegangen)|erhalten|bien reçu|est arrivée?|reçu le|ya lleg[óo]|recib[íi]|ontvangen|is aangekomen|arrivato|ricevuto|recebi|chegou)\b[^.!?\n]{0,200}[.!?]?/giu;
 const STOP = new Set([
   'will',
   'your',
