@@ -6,8 +6,9 @@
  * a language model; the written policy still decides every fact.
  */
 import { snakeCase } from '../memory/thread-state.ts';
-import type { FactCategory } from '../memory/types.ts';
 import type { PromotedFact, ThreadPromotion } from './contracts.ts';
+import { type FactRule, MORE_FACT_RULES, signatureName } from './offline-facts.ts';
+import { isSignOff } from './offline-text.ts';
 import type { PromotionRequest } from './provider.ts';
 
 export function offlineThreadPromotion(request: PromotionRequest): ThreadPromotion {
@@ -29,9 +30,13 @@ const COMMITMENT =
 /** The due date inside a promise, as written: "by Friday", "before 15 November", "within 3 business days". */
 const DUE = /\b((?:by|before|until|no later than|on|within)\s+[^,;.!?]{2,40})/i;
 
-/** A customer saying a promise was kept, in the fixtures' languages. */
+/**
+ * A customer saying a promise was kept, in the fixtures' languages. The sentence around the
+ * words is bounded (200 characters either side): an unbounded run would rescan a long text
+ * without sentence ends from every position (quadratic time).
+ */
 const KEPT =
-  /[^.!?\n]*\b(?:arrived|received|came through|has been (?:refunded|credited|fixed|replaced|delivered)|got (?:it|the \w+)|is (?:fixed|working)|ist (?:angekommen|eingegangen)|erhalten|bien reçu|est arrivée?|reçu le|ya lleg[óo]|recib[íi]|ontvangen|is aangekomen|arrivato|ricevuto|recebi|chegou)\b[^.!?\n]*[.!?]?/giu;
+  /[^.!?\n]{0,200}\b(?:arrived|received|came through|has been (?:refunded|credited|fixed|replaced|delivered)|got (?:it|the \w+)|is (?:fixed|working)|ist (?:angekommen|eingegangen)|erhalten|bien reçu|est arrivée?|reçu le|ya lleg[óo]|recib[íi]|ontvangen|is aangekomen|arrivato|ricevuto|recebi|chegou)\b[^.!?\n]{0,200}[.!?]?/giu;
 const STOP = new Set([
   'will',
   'your',
@@ -72,18 +77,10 @@ function confirmations(
   return updates;
 }
 
-interface FactRule {
-  pattern: RegExp;
-  key: string;
-  category: FactCategory;
-  confidence: number;
-  value: (match: RegExpMatchArray) => string;
-}
-
 const FACT_RULES: FactRule[] = [
   {
     pattern:
-      /\b(?:please\s+)?(?:only\s+)?(?:call|phone|ring|contact|reach)\s+me\s+(?:only\s+)?(?:in\s+the\s+|during\s+the\s+|on\s+|at\s+)?(mornings?|afternoons?|evenings?|weekends?|weekdays?|nights?)\b/i,
+      /\b(?:please\s+)?(?:only\s+)?(?:call|phone|ring|contact|reach)\s+me\s+(?:only\s+)?(?:in\s+the\s+|during\s+the\s+|during\s+|on\s+|at\s+)?(mornings?|afternoons?|evenings?|weekends?|weekdays?|nights?|business hours|office hours|working hours)\b/i,
     key: 'preferred_contact_time',
     category: 'preference',
     confidence: 0.9,
@@ -196,7 +193,8 @@ const FACT_RULES: FactRule[] = [
 ];
 
 function normalisePeriod(period: string): string {
-  const lower = period.toLowerCase();
+  const lower = period.toLowerCase().replace(/\s+/g, ' ');
+  if (lower.endsWith('hours')) return lower;
   return lower.endsWith('s') ? lower : `${lower}s`;
 }
 
@@ -221,7 +219,7 @@ function wholeWords(quote: string, text: string, index: number): string {
 
 function extractFacts(messageId: string, text: string): PromotedFact[] {
   const facts: PromotedFact[] = [];
-  for (const rule of FACT_RULES) {
+  for (const rule of [...FACT_RULES, ...MORE_FACT_RULES]) {
     const match = text.match(rule.pattern);
     if (!match || match.index === undefined) continue;
     const value = wholeWords(rule.value(match).trim(), text, match.index);
@@ -235,6 +233,10 @@ function extractFacts(messageId: string, text: string): PromotedFact[] {
       evidence: wholeWords(match[0], text, match.index),
       sourceMessageId: messageId,
     });
+  }
+  const name = signatureName(text, isSignOff);
+  if (name && !facts.some((f) => f.key === 'name')) {
+    facts.push({ key: 'name', category: 'identity', explicit: true, sourceMessageId: messageId, ...name });
   }
   return facts;
 }

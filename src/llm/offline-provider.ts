@@ -12,21 +12,12 @@ import { kbQueryTerms, searchableText, termCoverage } from '../memory/knowledge.
 import { compressSummary, MAX_PINNED_ITEMS } from '../memory/thread-state.ts';
 import { countTokens } from '../memory/tokens.ts';
 import type { MessageTurn, SummaryCompression, ThreadPromotion } from './contracts.ts';
+import { intentOf } from './offline-intents.ts';
 import { offlineThreadPromotion } from './offline-promotion.ts';
 import { withSensitiveNotice } from './sensitive-notice.ts';
 import { contentSentences, declaresSettled, detectLanguage, identifiersIn, offlineReply, requestsIn } from './offline-text.ts';
 import type { CompressionRequest, LlmOutcome, LlmProvider, PromptText, PromotionRequest, TurnRequest } from './provider.ts';
 
-const INTENTS: Array<[RegExp, string]> = [
-  [/\brefund|money back|reimburs/i, 'refund_request'],
-  [/\bcancel/i, 'cancellation'],
-  [/\bupgrade|downgrade|\bplan\b|\btier\b|enterprise/i, 'plan_change'],
-  [/invoice|billing|bill\b|charged|charge\b|payment|receipt/i, 'billing_question'],
-  [/ship|deliver|tracking|parcel|package|courier/i, 'shipping_status'],
-  [/password|log ?in|sign ?in|2fa|two-factor|locked out/i, 'account_access'],
-  [/\bbug\b|error|crash|broken|does(?:n't| not) work|not working|fails?\b/i, 'bug_report'],
-  [/feature|would be (?:great|nice)|could you add|suggest/i, 'feature_request'],
-];
 // The policy file's tag vocabulary (config/promotion-policy.json `tags`) for each intent.
 const INTENT_TAGS: Record<string, string> = {
   refund_request: 'billing',
@@ -45,10 +36,6 @@ function firstName(name: string | null): string | null {
   return first && /^\p{L}[\p{L}'’-]{1,30}$/u.test(first) ? first : null;
 }
 
-function intentOf(text: string): string {
-  return INTENTS.find(([pattern]) => pattern.test(text))?.[1] ?? 'general_inquiry';
-}
-
 function usage(prompt: PromptText, value: unknown): { promptTokens: number; completionTokens: number } {
   return { promptTokens: countTokens(prompt.system) + countTokens(prompt.user), completionTokens: countTokens(JSON.stringify(value)) };
 }
@@ -56,6 +43,25 @@ function usage(prompt: PromptText, value: unknown): { promptTokens: number; comp
 /** A passage answers the question when at least this share of the question's terms occur in it. */
 const ANSWER_COVERAGE = 0.6;
 const ANSWER_LINES = 5;
+
+// A name in the question: a capitalised word (or an acronym) that does not start its sentence.
+const NAME_IN_SENTENCE = /(?<=[\p{L}\p{N},;:)][ \t]+)\p{Lu}[\p{L}\p{N}]{2,30}(?![\p{L}\p{N}])/gu;
+
+/**
+ * The names a question asks about (products, platforms, places: "Windows", "Slack", "SSO") must
+ * occur in the passage as names too: "maintenance windows" does not answer "Is there a Windows
+ * app?". Case-sensitive, whole words, a plural "s" either side allowed.
+ */
+function namesAnswered(questions: readonly string[], passage: string): boolean {
+  const words = new Set(passage.slice(0, 20_000).match(/[\p{L}\p{N}]+/gu) ?? []);
+  for (const question of questions) {
+    for (const match of question.matchAll(NAME_IN_SENTENCE)) {
+      const name = match[0];
+      if (!words.has(name) && !words.has(`${name}s`) && !(name.endsWith('s') && words.has(name.slice(0, -1)))) return false;
+    }
+  }
+  return true;
+}
 
 /**
  * When the best knowledge passage covers the newest email's question well, its first lines (the
@@ -70,6 +76,7 @@ function extractiveAnswer(request: TurnRequest): { lines: string[]; citations: M
   const asked = requestsIn(contentSentences(latest.text.slice(0, 2_000)));
   const terms = kbQueryTerms(`${request.thread.subject}\n${asked.length > 0 ? asked.join(' ') : latest.text.slice(0, 300)}`);
   if (terms.length < 2 || termCoverage(terms, searchableText(`${top.titlePath}\n${top.text}`)) < ANSWER_COVERAGE) return null;
+  if (!namesAnswered(asked.length > 0 ? asked : [latest.text.slice(0, 300)], `${top.titlePath}\n${top.text}`)) return null;
   const lines = top.text
     .split('\n')
     .map((l) => l.trim())

@@ -275,6 +275,11 @@ const NEGATION = new RegExp(
   'iu',
 );
 
+/** True when the line only closes the email ("Best regards,", "Mit freundlichen Grüßen", "よろしくお願いいたします。"). */
+export function isSignOff(line: string): boolean {
+  return SIGN_OFF.test(line.trim());
+}
+
 /** The email's content sentences: salutations, sign-offs and signature lines left out. */
 export function contentSentences(text: string): string[] {
   const lines = text

@@ -6,6 +6,7 @@ import { AppError } from '../../errors.ts';
 import { describeModel } from '../../llm/create-provider.ts';
 import { progressReporter } from '../progress.ts';
 import { normaliseAddress } from '../../mail/addresses.ts';
+import { memorySummary } from '../../replay/memory-summary.ts';
 import { runReplay } from '../../replay/run-replay.ts';
 
 export interface ReplayCommandOptions {
@@ -50,6 +51,11 @@ export async function runReplayCommand(inputs: string[], options: ReplayCommandO
     process.stdout.write(json);
   }
   process.stderr.write(`replay: ${summaryLine(report)}${reportWhere(options.report)}\n`);
+  process.stderr.write(
+    memorySummary(report)
+      .map((line) => `replay: ${line}\n`)
+      .join(''),
+  );
   if (options.dataDir) {
     process.stderr.write(
       `replay: database kept in ${path.resolve(options.dataDir)}; inspect it with DATA_DIR=${options.dataDir} ${selfCommand()} profile <customer>\n` +
