@@ -13,7 +13,7 @@ import { main } from '../../src/cli/main.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createImapClient } from '../../src/imap/imap-client.ts';
 import { createAccessTokenSource } from '../../src/net/oauth2-tokens.ts';
-import { startCliInProcess } from '../support/cli-run.ts';
+import { startCliInProcess, stderrWaiter } from '../support/cli-run.ts';
 import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
 
@@ -59,21 +59,11 @@ function spawnAuth(args: string[], env: Record<string, string> = {}): Running {
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
-    waitForStderr: (pattern) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(stderr);
-          if (match) {
-            listeners.delete(check);
-            resolve(match);
-          } else if (done) {
-            listeners.delete(check);
-            reject(new Error(`exited before printing ${pattern}:\n${stderr}`));
-          }
-        };
-        listeners.add(check);
-        check();
-      }),
+    waitForStderr: stderrWaiter(
+      () => stderr,
+      listeners,
+      () => done,
+    ),
   };
 }
 

@@ -26,6 +26,32 @@ export interface RunningCli {
 
 type Write = typeof process.stdout.write;
 
+/**
+ * A wait for a line on a command's stderr: resolves with the first match, rejects once the command
+ * has ended without it. `listeners` are called on every new chunk of stderr and when it ends.
+ */
+export function stderrWaiter(
+  stderr: () => string,
+  listeners: Set<() => void>,
+  ended: () => boolean,
+): (pattern: RegExp) => Promise<RegExpExecArray> {
+  return (pattern) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(stderr());
+        if (match) {
+          listeners.delete(check);
+          resolve(match);
+        } else if (ended()) {
+          listeners.delete(check);
+          reject(new Error(`ended before printing ${pattern}:\n${stderr()}`));
+        }
+      };
+      listeners.add(check);
+      check();
+    });
+}
+
 function capture(append: (text: string) => void): Write {
   return ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     append(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
@@ -62,21 +88,11 @@ export function startCliInProcess(args: string[], env: Record<string, string> = 
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
-    waitForStderr: (pattern) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(stderr);
-          if (match) {
-            listeners.delete(check);
-            resolve(match);
-          } else if (done) {
-            listeners.delete(check);
-            reject(new Error(`ended before printing ${pattern}:\n${stderr}`));
-          }
-        };
-        listeners.add(check);
-        check();
-      }),
+    waitForStderr: stderrWaiter(
+      () => stderr,
+      listeners,
+      () => done,
+    ),
   };
 }
 
